@@ -1,0 +1,116 @@
+"""The `countermix` command: arguments → pipeline → output and exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from compiler import __version__
+from compiler.diagnostics import finding_json, render_text, summary
+from compiler.pipeline import GameReport, UsageError, check_game, resolve_games
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(f"countermix: {text}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="countermix",
+        description="Check board-wargame data against the game's rules and compile it.",
+    )
+    parser.add_argument("--version", action="version", version=f"countermix {__version__}")
+    parser.add_argument("--sources", type=Path, default=Path("sources"),
+                        help="folder holding one folder per game (default: ./sources)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = commands.add_parser("validate", help="check game data against the game's rules",
+                                description="Report every finding in the games' data.")
+    check.add_argument("games", nargs="*", metavar="GAME",
+                       help="game id under sources/ or path of a game folder (default: all)")
+    check.add_argument("--format", choices=("text", "json"), default="text",
+                       help="output format (default: text)")
+    listing = commands.add_parser("list", help="list games, titles and scenarios",
+                                  description="List games with their scenarios and turns.")
+    listing.add_argument("games", nargs="*", metavar="GAME", help="games to list (default: all)")
+    schema = commands.add_parser("schema", help="write the JSON Schema of the data files",
+                                 description="Write a JSON Schema for editors' YAML checking.")
+    schema.add_argument("-o", "--output", type=Path, help="write to this file (default: stdout)")
+    return parser
+
+
+def _validate(args: argparse.Namespace) -> int:
+    reports = [check_game(folder) for folder in resolve_games(args.games, args.sources)]
+    if args.format == "json":
+        payload = [{"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}
+                   for r in reports]
+        _out(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        for report in reports:
+            _print_report(report)
+    return EXIT_FINDINGS if any(r.errors for r in reports) else EXIT_OK
+
+
+def _print_report(report: GameReport) -> None:
+    for finding in report.findings:
+        _out(render_text(finding))
+        _out()
+    game = report.game
+    size = (f" ({len(game.units)} units, {len(game.scenarios)} scenarios, "
+            f"{len(game.constraints)} rules)" if game else "")
+    verdict = "ok" if not report.findings else summary(report.findings)
+    _out(f"{report.folder.name}: {verdict}{size}")
+
+
+def _list(args: argparse.Namespace) -> int:
+    failed = False
+    for folder in resolve_games(args.games, args.sources):
+        report = check_game(folder)
+        game = report.game
+        if game is None:
+            _out(f"{folder.name}: cannot be loaded ({summary(report.findings)}); "
+                 f"run `countermix validate {folder.name}`")
+            failed = True
+            continue
+        title = game.game.title
+        _out(f"{game.game.id}  {title.en}" + (f" / {title.ja}" if title.ja else ""))
+        for t in game.game.titles:
+            _out(f"  title {t.id}  {t.name.en}")
+        for s in game.scenarios:
+            prefix = f"[{s.title}] " if s.title else ""
+            _out(f"  scenario {s.id}  {prefix}{s.name.en}  turns {s.first_turn}–{s.last_turn}")
+    return EXIT_USAGE if failed else EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from compiler.schema import schema_json
+
+    text = schema_json()
+    if args.output is None:
+        _out(text)
+        return EXIT_OK
+    try:
+        args.output.write_text(text + "\n", encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write {args.output}: {err.strerror}") from err
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"validate": _validate, "list": _list, "schema": _schema}
+    try:
+        return handlers[args.command](args)
+    except UsageError as err:
+        _err(str(err))
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK

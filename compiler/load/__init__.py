@@ -1,0 +1,1 @@
+"""Loading: YAML with a source map, strictly typed into the model."""

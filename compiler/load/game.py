@@ -1,0 +1,139 @@
+"""Load one game folder: every YAML file below it, merged into one GameData."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.diagnostics import Finding, Location, Related
+from compiler.load.convert import INVALID, Converter
+from compiler.load.places import build_places
+from compiler.load.yamlread import read_yaml
+from compiler.model.common import Node
+from compiler.model.gamedata import GameData
+from compiler.model.game import Game
+from compiler.model.source import SourceFile
+from compiler.model.units import Marker, MarkerSet
+
+YAML_SUFFIXES = (".yaml", ".yml")
+LIST_SECTIONS = (
+    "unit_types", "formations", "units", "markers", "maps", "scenarios", "decks", "cards",
+    "charts", "constraints",
+)
+
+
+@dataclass
+class LoadResult:
+    game: GameData | None
+    findings: list[Finding] = field(default_factory=list)
+
+
+def data_files(folder: Path) -> list[Path]:
+    """Every YAML file below a game folder, in a stable order; hidden entries skipped."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        found.extend(
+            Path(dirpath, name)
+            for name in sorted(filenames)
+            if name.endswith(YAML_SUFFIXES) and not name.startswith(".")
+        )
+    return found
+
+
+def read_file(path: Path) -> tuple[SourceFile | None, list[Finding]]:
+    result = read_yaml(str(path))
+    if result.finding is not None:
+        return None, [result.finding]
+    assert result.node is not None
+    converter = Converter(str(path))
+    value = converter.convert_root(result.node, SourceFile)
+    return (None if value is INVALID else value), converter.findings
+
+
+def load_game(folder: Path) -> LoadResult:
+    """Read, convert and merge a game folder; never raises for bad data."""
+    files = data_files(folder)
+    if not files:
+        loc = Location(str(folder))
+        return LoadResult(None, [Finding("file-unreadable", loc, "no .yaml data files here",
+                                         "a game folder holds game.yaml and other data files")])
+    findings: list[Finding] = []
+    sources: list[SourceFile] = []
+    for path in files:
+        source, found = read_file(path)
+        findings.extend(found)
+        if source is not None:
+            sources.append(source)
+    game = _single_game(sources, files, findings)
+    if game is None:
+        return LoadResult(None, findings)
+    merged = {name: tuple(r for s in sources for r in getattr(s, name)) for name in LIST_SECTIONS}
+    findings.extend(_duplicate_ids(merged))
+    marker_sets: tuple[MarkerSet, ...] = merged.pop("markers")  # type: ignore[assignment]
+    places, place_findings = build_places(merged["maps"])  # type: ignore[arg-type]
+    findings.extend(place_findings)
+    data = GameData(
+        root=str(folder),
+        files=tuple(str(p) for p in files),
+        game=game,
+        marker_sets=marker_sets,
+        markers=expand_markers(marker_sets),
+        places=places,
+        **merged,  # type: ignore[arg-type]
+    )
+    return LoadResult(data, findings)
+
+
+def _single_game(sources: list[SourceFile], files: list[Path],
+                 findings: list[Finding]) -> Game | None:
+    games = [s.game for s in sources if s.game is not None]
+    if not games:
+        if not any(f.rule in ("yaml-syntax", "wrong-type", "missing-key") for f in findings):
+            findings.append(Finding("missing-section", Location(str(files[0])),
+                                    "no file of this game has a `game:` section",
+                                    "put the game's id, title and sides in game.yaml"))
+        return None
+    for extra in games[1:]:
+        findings.append(Finding("duplicate-id", extra.loc, "a second `game:` section",
+                                "a game has one `game:` section, in game.yaml",
+                                related=(Related(games[0].loc, "the first one is here"),)))
+    return games[0]
+
+
+def expand_markers(sets: Iterable[MarkerSet]) -> dict[str, Marker]:
+    markers: dict[str, Marker] = {}
+    for marker_set in sets:
+        if not marker_set.values:
+            markers.setdefault(marker_set.id, Marker(id=marker_set.id, set=marker_set, value=None))
+            continue
+        for value in marker_set.values:
+            text = f"{value:g}" if isinstance(value, float) else str(value)
+            marker_id = f"{marker_set.id}-{text}"
+            markers.setdefault(marker_id, Marker(id=marker_id, set=marker_set, value=value))
+    return markers
+
+
+def _duplicate_ids(merged: dict[str, tuple[Node, ...]]) -> list[Finding]:
+    findings: list[Finding] = []
+    groups = {
+        "unit": merged["units"], "unit type": merged["unit_types"],
+        "formation": merged["formations"], "marker": merged["markers"], "map": merged["maps"],
+        "scenario": merged["scenarios"], "deck": merged["decks"], "card": merged["cards"],
+        "chart": merged["charts"], "constraint": merged["constraints"],
+    }
+    for what, records in groups.items():
+        seen: dict[str, Node] = {}
+        for record in records:
+            ident = getattr(record, "id")
+            first = seen.setdefault(ident, record)
+            if first is not record:
+                findings.append(Finding(
+                    "duplicate-id", record.where("id"),
+                    f"{what} id `{ident}` is already used",
+                    "ids must be unique within a game; rename one of them",
+                    related=(Related(first.where("id"), f"`{ident}` is first defined here"),),
+                ))
+    return findings

@@ -1,0 +1,79 @@
+"""The locations of each map: generated hex ids, areas, towns and boxes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from compiler.diagnostics import Finding, Related
+from compiler.model.common import Text
+from compiler.model.gamedata import Place
+from compiler.model.maps import GameMap, HexGrid
+
+PlaceTable = dict[str, dict[str, Place]]
+
+
+def hex_ids(grid: HexGrid) -> Iterable[tuple[str, str, int, int]]:
+    """(hex id, sheet id, column, row) for every hex of every sheet, in sheet order."""
+    for sheet in grid.sheets:
+        first_col, last_col = sheet.columns
+        first_row, last_row = sheet.rows
+        for col in range(first_col, last_col + 1):
+            for row in range(first_row, last_row + 1):
+                yield grid.id_format.format(sheet=sheet.id, col=col, row=row), sheet.id, col, row
+
+
+def _hex_places(game_map: GameMap, grid: HexGrid, findings: list[Finding]) -> dict[str, Place]:
+    try:
+        ids = list(hex_ids(grid))
+    except (KeyError, ValueError, IndexError) as err:
+        findings.append(Finding("wrong-type", grid.where("id_format"),
+                                f"hex id format cannot be used: {err}",
+                                "use {sheet}, {col} and {row}, e.g. '{sheet}{col:02d}{row:02d}'"))
+        return {}
+    defaults = {sheet.id: sheet.terrain for sheet in grid.sheets}
+    table = {hid: Place(hid, game_map.id, "hex", Text(hid), defaults[sheet], loc=grid.loc)
+             for hid, sheet, _c, _r in ids}
+    for entry in grid.hexes:
+        base = table.get(entry.id)
+        if base is None:
+            findings.append(Finding("unknown-location", entry.where("id"),
+                                    f"hex `{entry.id}` is not on any sheet of map `{game_map.id}`",
+                                    "check the sheet's column and row ranges"))
+            continue
+        table[entry.id] = Place(entry.id, game_map.id, "hex", entry.name if entry.name.en
+                                else base.name, entry.terrain or base.terrain,
+                                frozenset(entry.zones), frozenset(entry.features), loc=entry.loc)
+    return table
+
+
+def _add(table: dict[str, Place], place: Place, findings: list[Finding]) -> None:
+    first = table.get(place.id)
+    if first is not None:
+        assert place.loc is not None and first.loc is not None
+        findings.append(Finding("duplicate-id", place.loc,
+                                f"location `{place.id}` is defined twice on map `{place.map}`",
+                                "location ids must be unique on a map",
+                                related=(Related(first.loc, "first defined here"),)))
+        return
+    table[place.id] = place
+
+
+def build_places(maps: tuple[GameMap, ...]) -> tuple[PlaceTable, list[Finding]]:
+    findings: list[Finding] = []
+    places: PlaceTable = {}
+    for game_map in maps:
+        table: dict[str, Place] = {}
+        if game_map.grid is not None:
+            table.update(_hex_places(game_map, game_map.grid, findings))
+        for area in game_map.areas:
+            _add(table, Place(area.id, game_map.id, area.kind, area.name, area.terrain,
+                              frozenset(area.zones), frozenset(area.tags), area.owner,
+                              loc=area.loc), findings)
+        for town in game_map.towns:
+            _add(table, Place(town.id, game_map.id, "town", town.name, "",
+                              frozenset(town.zones), frozenset(town.tags), loc=town.loc), findings)
+        for box in game_map.boxes:
+            _add(table, Place(box.id, game_map.id, "box", box.name, "", frozenset(),
+                              frozenset({box.kind}), box.side, loc=box.loc), findings)
+        places[game_map.id] = table
+    return places, findings

@@ -1,0 +1,38 @@
+"""Decks and cards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from compiler.model.common import NO_TEXT, Node, Scalar, Text, doc
+
+NO_FIELDS: Mapping[str, Scalar] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deck(Node):
+    id: str = field(metadata=doc("Deck id."))
+    name: Text = field(metadata=doc("Deck name."))
+    side: str = field(default="", metadata=doc("Owning side; empty for a shared deck."))
+    kind: Literal["formation", "tactics", "event", "other"] = field(
+        default="other", metadata=doc("Deck kind.")
+    )
+    back: Text = field(default=NO_TEXT, metadata=doc("Text on the card back."))
+    colour: str = field(default="#404040", metadata=doc("Card back colour, #rrggbb."))
+    hand: bool = field(default=False, metadata=doc("Cards of this deck go into hands."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Card(Node):
+    id: str = field(metadata=doc("Card id."))
+    deck: str = field(metadata=doc("Deck id."))
+    name: Text = field(metadata=doc("Card name."))
+    number: int | None = field(default=None, metadata=doc("Printed card number."))
+    category: str = field(default="", metadata=doc("Category (tactics) or card class."))
+    type: str = field(default="", metadata=doc("Type code: MT, HT, Inf, Art ..."))
+    fields: Mapping[str, Scalar] = field(default_factory=lambda: NO_FIELDS, metadata=doc("Printed values."))
+    text: Text = field(default=NO_TEXT, metadata=doc("Effect or rules text."))
+    copies: int = field(default=1, metadata=doc("Copies in the deck."))

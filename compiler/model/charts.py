@@ -1,0 +1,37 @@
+"""Charts as data: tables with columns, rows, cells and notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from compiler.model.common import NO_TEXT, Node, Scalar, Text, doc
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Column(Node):
+    id: str = field(metadata=doc("Column id."))
+    label: Text = field(metadata=doc("Column heading."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Row(Node):
+    label: Text = field(metadata=doc("Row heading."))
+    cells: tuple[Scalar | Text, ...] = field(metadata=doc("One cell per column."))
+    terrain: str = field(default="", metadata=doc("Terrain id (terrain-effects charts)."))
+    shaded: tuple[int, ...] = field(default=(), metadata=doc("Indexes of shaded cells."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chart(Node):
+    id: str = field(metadata=doc("Chart id."))
+    name: Text = field(metadata=doc("Chart title."))
+    kind: Literal["table", "terrain", "combat", "other"] = field(
+        default="table", metadata=doc("Chart kind.")
+    )
+    title: str = field(default="", metadata=doc("Series title the chart belongs to."))
+    reference: str = field(default="", metadata=doc("Rulebook section, e.g. 7.4."))
+    corner: Text = field(default=NO_TEXT, metadata=doc("Text of the top-left cell."))
+    columns: tuple[Column, ...] = field(metadata=doc("Columns."))
+    rows: tuple[Row, ...] = field(metadata=doc("Rows."))
+    notes: tuple[Text, ...] = field(default=(), metadata=doc("Footnotes."))

@@ -1,0 +1,60 @@
+"""Shared building blocks of the data model: located nodes, bilingual text, scalars."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from compiler.diagnostics import NOWHERE, Location
+
+Scalar = int | float | str | bool
+Number = int | float
+# A number, or "$name" naming a game/title parameter (GCACW's max manpower per title).
+Limit = int | float | str
+
+INTERNAL: Mapping[str, Any] = MappingProxyType({"internal": True})
+EMPTY_LOCS: Mapping[str, Location] = MappingProxyType({})
+
+
+def doc(text: str, **extra: Any) -> dict[str, Any]:
+    """Field metadata: a description for the JSON Schema and the docs."""
+    return {"doc": text, **extra}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Node:
+    """Base of every record read from YAML: where it starts and where each field's value sits."""
+
+    loc: Location = field(default=NOWHERE, metadata=INTERNAL, compare=False, repr=False)
+    locs: Mapping[str, Location] = field(
+        default_factory=lambda: EMPTY_LOCS, metadata=INTERNAL, compare=False, repr=False
+    )
+
+    def where(self, path: str) -> Location:
+        """Location of a field value ("front.strength", "units.2"), else of the record."""
+        probe = path
+        while probe:
+            found = self.locs.get(probe)
+            if found is not None:
+                return found
+            probe = probe.rpartition(".")[0]
+        return self.loc
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Text people read: English, and Japanese where given. YAML: a string or {en, ja}."""
+
+    en: str
+    ja: str = ""
+
+    def get(self, lang: str = "en") -> str:
+        return self.ja if lang == "ja" and self.ja else self.en
+
+    def __str__(self) -> str:
+        return self.en
+
+
+NO_TEXT = Text("")

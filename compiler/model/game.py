@@ -1,0 +1,102 @@
+"""Game-level records: identity, sides, nationalities, dice, turn track, titles of a series."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from compiler.model.common import NO_TEXT, Node, Number, Text, doc
+
+NO_PARAMS: Mapping[str, Number] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Side(Node):
+    id: str = field(metadata=doc("Side id, e.g. union, french, allied."))
+    name: Text = field(metadata=doc("Side name."))
+    colour: str = field(default="#808080", metadata=doc("Colour as #rrggbb."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Nationality(Node):
+    id: str = field(metadata=doc("Nationality id, e.g. prussian, dutch, ru."))
+    name: Text = field(metadata=doc("Nationality name."))
+    side: str = field(metadata=doc("The side this nationality fights for."))
+    colour: str = field(metadata=doc("Counter background colour, #rrggbb."))
+    text_colour: str = field(default="#000000", metadata=doc("Counter text colour, #rrggbb."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Die(Node):
+    id: str = field(metadata=doc("Dice button id, e.g. 1d6, 2d6, 1d10."))
+    count: int = field(default=1, metadata=doc("Number of dice rolled."))
+    faces: int = field(default=6, metadata=doc("Faces per die."))
+    name: Text = field(default=NO_TEXT, metadata=doc("Button label."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn(Node):
+    n: int = field(metadata=doc("Turn number, counting from 1."))
+    label: Text = field(default=NO_TEXT, metadata=doc("Label on the turn track."))
+    date: str = field(default="", metadata=doc("Date or period, e.g. 1862-06-27, 'Aug 1914'."))
+    time: Literal["day", "night", ""] = field(default="", metadata=doc("Day or night turn."))
+    season: str = field(default="", metadata=doc("Season or weather class."))
+    side: str = field(default="", metadata=doc("Side whose turn this is (Napoleon F/A turns)."))
+    interphase: bool = field(default=False, metadata=doc("An interphase follows this turn."))
+    marks: tuple[str, ...] = field(default=(), metadata=doc("Other marks on the track box."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValueDef(Node):
+    id: str = field(metadata=doc("Value id used in unit faces and setup states."))
+    name: Text = field(metadata=doc("Value name."))
+    kind: Literal["number", "text"] = field(default="number", metadata=doc("Value kind."))
+    min: Number | None = field(default=None, metadata=doc("Lowest value any counter may show."))
+    max: Number | None = field(default=None, metadata=doc("Highest value any counter may show."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Title(Node):
+    """One title of a series (GCACW: SJW, HCR, RTG, ...), overriding series parameters."""
+
+    id: str = field(metadata=doc("Title id, e.g. RTG."))
+    name: Text = field(metadata=doc("Title name."))
+    year: int = field(default=0, metadata=doc("Year class of the title (GCACW 1862/1863/1864)."))
+    params: Mapping[str, Number] = field(
+        default_factory=lambda: NO_PARAMS, metadata=doc("Overrides of the game's parameters for this title.")
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerrainType(Node):
+    id: str = field(metadata=doc("Terrain id, e.g. clear, woods, mountain, sea."))
+    name: Text = field(metadata=doc("Terrain name."))
+    colour: str = field(default="#e8e0c8", metadata=doc("Board colour, #rrggbb."))
+    water: bool = field(default=False, metadata=doc("Land units cannot be set up here."))
+    hexside: bool = field(default=False, metadata=doc("A hexside or road feature, not a hex."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Game(Node):
+    id: str = field(metadata=doc("Game id; equals the folder name under sources/."))
+    title: Text = field(metadata=doc("Game title, English and Japanese."))
+    version: str = field(default="0.1", metadata=doc("Version of this data / module."))
+    publisher: str = field(default="", metadata=doc("Publisher."))
+    series: str = field(default="", metadata=doc("Series name when the game is a series."))
+    rules: str = field(default="", metadata=doc("Rulebook this data follows."))
+    description: Text = field(default=NO_TEXT, metadata=doc("Short description."))
+    notes: str = field(default="", metadata=doc("Notes on sources; say here what is illustrative."))
+    sides: tuple[Side, ...] = field(metadata=doc("The sides (players)."))
+    nationalities: tuple[Nationality, ...] = field(default=(), metadata=doc("Nationalities."))
+    dice: tuple[Die, ...] = field(default=(), metadata=doc("Dice the game uses."))
+    turns: tuple[Turn, ...] = field(default=(), metadata=doc("The turn record track."))
+    values: tuple[ValueDef, ...] = field(
+        default=(), metadata=doc("Values printed on counters or kept in setup state.")
+    )
+    terrain: tuple[TerrainType, ...] = field(default=(), metadata=doc("Terrain types."))
+    params: Mapping[str, Number] = field(
+        default_factory=lambda: NO_PARAMS, metadata=doc("Named numbers that constraints refer to as $name.")
+    )
+    titles: tuple[Title, ...] = field(default=(), metadata=doc("Titles of a series."))

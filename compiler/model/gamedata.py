@@ -1,0 +1,104 @@
+"""The assembled game: every record of every file, with lookups by id. Frozen after loading."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from compiler.diagnostics import Location
+from compiler.model.cards import Card, Deck
+from compiler.model.charts import Chart
+from compiler.model.common import Number, Text
+from compiler.model.constraints import Constraint
+from compiler.model.game import Game, Title
+from compiler.model.maps import GameMap
+from compiler.model.scenarios import Scenario
+from compiler.model.units import Formation, Marker, MarkerSet, Unit, UnitType
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A location a piece can be put on: a hex, area, town or box, with what rules ask of it."""
+
+    id: str
+    map: str
+    kind: str
+    name: Text
+    terrain: str = ""
+    zones: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    owner: str = ""
+    loc: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameData:
+    root: str
+    files: tuple[str, ...]
+    game: Game
+    unit_types: tuple[UnitType, ...]
+    formations: tuple[Formation, ...]
+    units: tuple[Unit, ...]
+    marker_sets: tuple[MarkerSet, ...]
+    maps: tuple[GameMap, ...]
+    scenarios: tuple[Scenario, ...]
+    decks: tuple[Deck, ...]
+    cards: tuple[Card, ...]
+    charts: tuple[Chart, ...]
+    constraints: tuple[Constraint, ...]
+    markers: Mapping[str, Marker] = field(default_factory=dict)
+    places: Mapping[str, Mapping[str, Place]] = field(default_factory=dict)
+    _units: dict[str, Unit] = field(default_factory=dict, repr=False)
+    _types: dict[str, UnitType] = field(default_factory=dict, repr=False)
+    _formations: dict[str, Formation] = field(default_factory=dict, repr=False)
+    _titles: dict[str, Title] = field(default_factory=dict, repr=False)
+    _decks: dict[str, Deck] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for name, records in (
+            ("_units", self.units),
+            ("_types", self.unit_types),
+            ("_formations", self.formations),
+            ("_titles", self.game.titles),
+            ("_decks", self.decks),
+        ):
+            table: dict[str, object] = {}
+            for record in records:
+                table.setdefault(record.id, record)
+            object.__setattr__(self, name, table)
+
+    # -- lookups (first record wins; duplicates are findings) -------------------------------
+    def unit_type(self, type_id: str) -> UnitType | None:
+        return self._types.get(type_id)
+
+    def unit(self, unit_id: str) -> Unit | None:
+        return self._units.get(unit_id)
+
+    def formation(self, formation_id: str) -> Formation | None:
+        return self._formations.get(formation_id)
+
+    def title(self, title_id: str) -> Title | None:
+        return self._titles.get(title_id)
+
+    def deck(self, deck_id: str) -> Deck | None:
+        return self._decks.get(deck_id)
+
+    def param(self, name: str, title_id: str = "") -> Number | None:
+        title = self.title(title_id) if title_id else None
+        if title is not None and name in title.params:
+            return title.params[name]
+        return self.game.params.get(name)
+
+    def scenario_maps(self, scenario: Scenario) -> tuple[GameMap, ...]:
+        if scenario.maps:
+            return tuple(m for m in self.maps if m.id in scenario.maps)
+        if scenario.title:
+            return tuple(m for m in self.maps if m.title in ("", scenario.title))
+        return self.maps
+
+    def place(self, scenario: Scenario, location_id: str) -> Place | None:
+        for game_map in self.scenario_maps(scenario):
+            found = self.places.get(game_map.id, {}).get(location_id)
+            if found is not None:
+                return found
+        return None

@@ -1,0 +1,107 @@
+"""Unit types, formations, units (counters and blocks), leaders and markers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from compiler.model.common import NO_TEXT, Node, Number, Scalar, Text, doc
+
+Size = Literal["", "I", "II", "III", "X", "XX", "XXX", "XXXX", "X+"]
+Symbol = Literal[
+    "infantry", "cavalry", "artillery", "armour", "mechanised", "headquarters", "leader",
+    "supply", "fortress", "air", "naval", "submarine", "marine", "garrison", "engineer",
+    "militia", "none",
+]
+NO_VALUES: Mapping[str, Scalar] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnitType(Node):
+    id: str = field(metadata=doc("Unit type id, e.g. infantry, lba, corps-train."))
+    name: Text = field(metadata=doc("Unit type name."))
+    category: Literal["combat", "leader", "supply", "fortress", "air", "naval", "other"] = field(
+        default="combat", metadata=doc("What kind of piece this is.")
+    )
+    symbol: Symbol = field(default="none", metadata=doc("NATO-style symbol drawn on the counter."))
+    shape: Literal["counter", "block"] = field(default="counter", metadata=doc("Counter or block."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Formation(Node):
+    id: str = field(metadata=doc("Formation id, e.g. usa-v-corps."))
+    name: Text = field(metadata=doc("Formation name."))
+    side: str = field(metadata=doc("Side id."))
+    nationality: str = field(default="", metadata=doc("Nationality id."))
+    level: Literal["army", "corps", "division", "brigade", "other"] = field(
+        metadata=doc("Echelon.")
+    )
+    parent: str = field(default="", metadata=doc("Formation this one is attached to."))
+    title: str = field(default="", metadata=doc("Series title the formation belongs to."))
+    arm: Literal["infantry", "cavalry", "mixed"] = field(default="infantry", metadata=doc("Arm."))
+    attachment_limit: Number | None = field(
+        default=None, metadata=doc("Printed attachment limit (TitE corps and armies).")
+    )
+    cavalry_only: bool = field(default=False, metadata=doc("Takes cavalry formations only."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaderInfo(Node):
+    kind: Literal["army", "area", "corps", "division", "cavalry", "other"] = field(
+        metadata=doc("Leader level.")
+    )
+    commands: str = field(default="", metadata=doc("Formation the leader commands."))
+    ratings: Mapping[str, Scalar] = field(
+        default_factory=lambda: NO_VALUES, metadata=doc("Ratings, e.g. command: 5, tactical: 3.")
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unit(Node):
+    id: str = field(metadata=doc("Unit id, stable and human: i-corps-durutte."))
+    name: Text = field(metadata=doc("Name printed on the counter."))
+    side: str = field(metadata=doc("Side id."))
+    nationality: str = field(default="", metadata=doc("Nationality id."))
+    type: str = field(metadata=doc("Unit type id."))
+    size: Size = field(default="", metadata=doc("Size mark: II, III, X, XX, X+ ..."))
+    formation: str = field(default="", metadata=doc("Formation the unit belongs to."))
+    title: str = field(default="", metadata=doc("Series title the counter belongs to."))
+    front: Mapping[str, Scalar] = field(default_factory=lambda: NO_VALUES, metadata=doc("Front-side values."))
+    back: Mapping[str, Scalar] | None = field(
+        default=None, metadata=doc("Back-side (reduced, exhausted) values; null for no back.")
+    )
+    back_kind: Literal["reduced", "exhausted", "disorganised", "extended", "none"] = field(
+        default="reduced", metadata=doc("What the back side means.")
+    )
+    steps: int = field(default=1, metadata=doc("Steps at full strength."))
+    copies: int = field(default=1, metadata=doc("Counters of this unit in the counter mix."))
+    leader: LeaderInfo | None = field(default=None, metadata=doc("Leader ratings and command."))
+    label: str = field(default="", metadata=doc("Small print: organisation number, e.g. 1-2."))
+    tags: tuple[str, ...] = field(default=(), metadata=doc("Free tags for selectors."))
+    notes: str = field(default="", metadata=doc("Notes; e.g. values illustrative."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MarkerSet(Node):
+    """A family of markers; with `values` it expands to one marker per value."""
+
+    id: str = field(metadata=doc("Marker id; with values, markers are <id>-<value>."))
+    name: Text = field(metadata=doc("Marker name."))
+    kind: str = field(default="", metadata=doc("Marker kind: strength, fatigue, cel, turn ..."))
+    side: str = field(default="", metadata=doc("Owning side, if any."))
+    title: str = field(default="", metadata=doc("Series title, if any."))
+    values: tuple[Number, ...] = field(default=(), metadata=doc("Values printed, one marker each."))
+    back: Text = field(default=NO_TEXT, metadata=doc("Text on the back side, if two-sided."))
+    copies: int = field(default=1, metadata=doc("Copies of each marker in the counter mix."))
+    colour: str = field(default="#ffffff", metadata=doc("Background colour, #rrggbb."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Marker:
+    """One marker of a set (expanded from MarkerSet.values)."""
+
+    id: str
+    set: MarkerSet
+    value: Number | None

@@ -1,0 +1,1 @@
+"""Validation: built-in integrity rules and generic constraint kinds configured per game."""

@@ -1,0 +1,39 @@
+"""Run every built-in rule and every configured constraint over a game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from compiler.diagnostics import Finding, sort_findings
+from compiler.model.gamedata import GameData
+from compiler.rules import integrity
+from compiler.rules.context import Context
+from compiler.rules.decks import check_deck_size, check_hand_size
+from compiler.rules.mix import check_counter_mix, check_marker_supply
+from compiler.rules.placement import check_attachment, check_stack_with
+from compiler.rules.stacking import check_mixed_sides, check_setup_zone, check_stacking
+from compiler.rules.values import check_compare, check_range
+
+KIND_CHECKS: dict[str, Callable[[Context, Any], Iterable[Finding]]] = {
+    "value-range": check_range,
+    "field-compare": check_compare,
+    "stacking": check_stacking,
+    "mixed-sides": check_mixed_sides,
+    "setup-zone": check_setup_zone,
+    "counter-mix": check_counter_mix,
+    "marker-supply": check_marker_supply,
+    "stack-with": check_stack_with,
+    "attachment-limit": check_attachment,
+    "deck-size": check_deck_size,
+    "hand-size": check_hand_size,
+}
+
+
+def validate(game: GameData) -> list[Finding]:
+    """All findings of the game's data against its rules, sorted by place."""
+    ctx = Context(game)
+    findings = list(integrity.check(ctx))
+    for constraint in game.constraints:
+        findings.extend(KIND_CHECKS[constraint.kind](ctx, constraint))
+    return sort_findings(findings)

@@ -1,0 +1,317 @@
+"""Built-in integrity rules: references resolve, locations exist, turns fit, no double use."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from compiler.diagnostics import Finding, Location, Related
+from compiler.load.convert import suggest
+from compiler.model.common import Node
+from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
+from compiler.rules.context import Context, Placement
+
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}\Z")
+
+
+def _ref(rule_what: str, value: str, known: Iterable[str], loc: Location) -> Finding:
+    choices = list(known)
+    hint = suggest(value, choices) or (
+        f"defined {rule_what}s: " + ", ".join(sorted(choices)[:12]) + (" ..." if len(choices) > 12
+                                                                       else "")
+        if choices else f"no {rule_what} is defined yet")
+    return Finding("unresolved-reference", loc, f"unknown {rule_what} `{value}`", hint)
+
+
+class Refs:
+    """Collects unresolved-reference findings against the game's id tables."""
+
+    def __init__(self, game: GameData) -> None:
+        g = game.game
+        self.tables: dict[str, set[str]] = {
+            "side": {s.id for s in g.sides},
+            "nationality": {n.id for n in g.nationalities},
+            "unit type": {t.id for t in game.unit_types},
+            "formation": {f.id for f in game.formations},
+            "title": {t.id for t in g.titles},
+            "unit": {u.id for u in game.units},
+            "marker": set(game.markers),
+            "map": {m.id for m in game.maps},
+            "deck": {d.id for d in game.decks},
+            "terrain": {t.id for t in g.terrain},
+            "scenario": {s.id for s in game.scenarios},
+            "marker set": {m.id for m in game.marker_sets},
+            "zone": {z.id for m in game.maps for z in m.zones},
+        }
+        self.findings: list[Finding] = []
+
+    def check(self, what: str, record: Node, key: str, value: str) -> None:
+        if value and value not in self.tables[what]:
+            self.findings.append(_ref(what, value, self.tables[what], record.where(key)))
+
+    def check_all(self, what: str, record: Node, key: str, values: Iterable[str]) -> None:
+        for index, value in enumerate(values):
+            self.check(what, record, f"{key}.{index}", value)
+
+
+def _game_refs(game: GameData, refs: Refs) -> None:
+    for nat in game.game.nationalities:
+        refs.check("side", nat, "side", nat.side)
+    for unit in game.units:
+        refs.check("side", unit, "side", unit.side)
+        refs.check("nationality", unit, "nationality", unit.nationality)
+        refs.check("unit type", unit, "type", unit.type)
+        refs.check("formation", unit, "formation", unit.formation)
+        refs.check("title", unit, "title", unit.title)
+        if unit.leader is not None:
+            refs.check("formation", unit.leader, "commands", unit.leader.commands)
+    for formation in game.formations:
+        refs.check("side", formation, "side", formation.side)
+        refs.check("nationality", formation, "nationality", formation.nationality)
+        refs.check("formation", formation, "parent", formation.parent)
+        refs.check("title", formation, "title", formation.title)
+    for marker_set in game.marker_sets:
+        refs.check("side", marker_set, "side", marker_set.side)
+        refs.check("title", marker_set, "title", marker_set.title)
+    for deck in game.decks:
+        refs.check("side", deck, "side", deck.side)
+    for card in game.cards:
+        refs.check("deck", card, "deck", card.deck)
+    for chart in game.charts:
+        refs.check("title", chart, "title", chart.title)
+        for row in chart.rows:
+            refs.check("terrain", row, "terrain", row.terrain)
+
+
+def _map_refs(game: GameData, refs: Refs) -> None:
+    for game_map in game.maps:
+        refs.check("title", game_map, "title", game_map.title)
+        zones = {z.id for z in game_map.zones}
+        local = Refs.__new__(Refs)
+        local.tables = {**refs.tables, "zone": zones}
+        local.findings = refs.findings
+        places = game.places.get(game_map.id, {})
+        local.tables["location"] = set(places)
+        if game_map.grid is not None:
+            for sheet in game_map.grid.sheets:
+                local.check("terrain", sheet, "terrain", sheet.terrain)
+            for hex_ in game_map.grid.hexes:
+                local.check("terrain", hex_, "terrain", hex_.terrain)
+                local.check_all("zone", hex_, "zones", hex_.zones)
+            for side in game_map.grid.hexsides:
+                local.check("terrain", side, "feature", side.feature)
+                local.check_all("location", side, "between", side.between)
+        for area in game_map.areas:
+            local.check("terrain", area, "terrain", area.terrain)
+            local.check_all("zone", area, "zones", area.zones)
+            local.check("nationality", area, "owner", area.owner)
+        for town in game_map.towns:
+            local.check_all("zone", town, "zones", town.zones)
+        for link in game_map.links:
+            local.check_all("location", link, "ends", link.ends)
+        for box in game_map.boxes:
+            local.check("side", box, "side", box.side)
+
+
+def _scenario_refs(game: GameData, refs: Refs) -> None:
+    for scenario in game.scenarios:
+        refs.check("title", scenario, "title", scenario.title)
+        refs.check_all("map", scenario, "maps", scenario.maps)
+        for entry in scenario.setup:
+            refs.check("unit", entry, "unit", entry.unit)
+            refs.check_all("unit", entry, "units", entry.units)
+            refs.check("marker", entry, "marker", entry.marker)
+            refs.check("unit", entry, "attached_to", entry.attached_to)
+        for arrival in scenario.reinforcements:
+            refs.check_all("unit", arrival, "units", arrival.units)
+        for leaving in scenario.withdrawals:
+            refs.check_all("unit", leaving, "units", leaving.units)
+        for player in scenario.decks:
+            refs.check("side", player, "side", player.side)
+            refs.check_all("deck", player, "decks", player.decks)
+
+
+def _constraint_refs(game: GameData, refs: Refs) -> None:
+    for constraint in game.constraints:
+        refs.check_all("title", constraint, "titles", constraint.titles)
+        refs.check_all("scenario", constraint, "scenarios", constraint.scenarios)
+        if constraint.kind == "marker-supply":
+            refs.check("marker set", constraint, "markers", constraint.markers)
+        if constraint.kind == "deck-size":
+            for limit in constraint.decks:
+                refs.check("deck", limit, "deck", limit.deck)
+
+
+def references(ctx: Context) -> list[Finding]:
+    refs = Refs(ctx.game)
+    _game_refs(ctx.game, refs)
+    _map_refs(ctx.game, refs)
+    _scenario_refs(ctx.game, refs)
+    _constraint_refs(ctx.game, refs)
+    return refs.findings
+
+
+def formation_cycles(ctx: Context) -> Iterator[Finding]:
+    parents = {f.id: f for f in ctx.game.formations}
+    reported: set[str] = set()
+    for formation in ctx.game.formations:
+        chain = [formation.id]
+        current = parents.get(formation.parent)
+        while current is not None and current.id not in chain:
+            chain.append(current.id)
+            current = parents.get(current.parent)
+        if current is not None and current.id == formation.id and formation.id not in reported:
+            reported.update(chain)
+            yield Finding("reference-cycle", formation.where("parent"),
+                          "formation parents form a cycle: " + " → ".join([*chain, formation.id]),
+                          "a formation's parent chain must end at a top formation")
+
+
+def _value_keys(ctx: Context) -> Iterator[Finding]:
+    declared = {v.id for v in ctx.game.game.values}
+    if not declared:
+        return
+
+    def unknown(record: Node, prefix: str, values: Mapping[str, Any] | None) -> Iterator[Finding]:
+        for key in values or {}:
+            if key not in declared:
+                yield Finding("unknown-value", record.where(f"{prefix}.{key}"),
+                              f"value `{key}` is not declared in the game's `values`",
+                              suggest(key, declared) or "declare it under game: values:")
+
+    for unit in ctx.game.units:
+        yield from unknown(unit, "front", unit.front)
+        yield from unknown(unit, "back", unit.back)
+    for scenario in ctx.game.scenarios:
+        for entry in (*scenario.setup, *scenario.reinforcements):
+            yield from unknown(entry, "state", entry.state)
+
+
+def _locations(ctx: Context) -> Iterator[Finding]:
+    for scenario in ctx.game.scenarios:
+        maps = ctx.game.scenario_maps(scenario)
+        known = [pid for m in maps for pid in ctx.game.places.get(m.id, {})]
+        for entry in (*scenario.setup, *scenario.reinforcements):
+            if ctx.game.place(scenario, entry.at) is None:
+                names = ", ".join(m.id for m in maps) or "none"
+                yield Finding("unknown-location", entry.where("at"),
+                              f"location `{entry.at}` is not on the maps of scenario "
+                              f"`{scenario.id}` ({names})",
+                              suggest(entry.at, known) or "check the id against the map data")
+
+
+def _turns(ctx: Context) -> Iterator[Finding]:
+    turns = ctx.game.game.turns
+    for expected, turn in enumerate(turns, start=1):
+        if turn.n != expected:
+            yield Finding("turn-track", turn.where("n"),
+                          f"turn {turn.n} stands where turn {expected} should",
+                          "number the turn track 1, 2, 3 ... in order")
+            break
+    last_on_track = len(turns)
+    for scenario in ctx.game.scenarios:
+        yield from _scenario_turns(scenario, last_on_track)
+
+
+def _scenario_turns(scenario: Scenario, last_on_track: int) -> Iterator[Finding]:
+    first, last = scenario.first_turn, scenario.last_turn
+    if first < 1 or last < first or (last_on_track and last > last_on_track):
+        track = f" (the track has {last_on_track} turns)" if last_on_track else ""
+        yield Finding("scenario-turns", scenario.where("last_turn"),
+                      f"scenario `{scenario.id}` runs from turn {first} to {last}{track}",
+                      "first_turn ≥ 1, last_turn ≥ first_turn and on the turn track")
+    for record in (*scenario.reinforcements, *scenario.withdrawals):
+        if not first <= record.turn <= last:
+            what = "reinforcement" if record in scenario.reinforcements else "withdrawal"
+            yield Finding("reinforcement-turn", record.where("turn"),
+                          f"{what} on turn {record.turn} falls outside scenario "
+                          f"`{scenario.id}` (turns {first}–{last})",
+                          "move it inside the scenario's turns or drop it from this scenario")
+
+
+def _uses(ctx: Context) -> Iterator[Finding]:
+    for view in ctx.views():
+        seen: dict[str, list[Placement]] = {}
+        for placement in (*view.setup, *view.arrivals):
+            if placement.unit is not None:
+                seen.setdefault(placement.piece_id, []).append(placement)
+        for uid, uses in seen.items():
+            copies = uses[0].unit.copies if uses[0].unit else 1
+            if len(uses) <= copies:
+                continue
+            extra = uses[copies]
+            related = tuple(Related(u.loc, f"`{uid}` is also placed here") for u in uses[:copies])
+            if copies == 1:
+                yield Finding("placed-twice", extra.loc,
+                              f"unit `{uid}` is placed twice in scenario `{view.scenario.id}`",
+                              "a unit starts in one place, or arrives once", related=related)
+            else:
+                yield Finding("too-many-copies", extra.loc,
+                              f"scenario `{view.scenario.id}` uses {len(uses)} of `{uid}`, "
+                              f"but the counter mix holds {copies}",
+                              "raise `copies` if the mix really holds more", related=related)
+
+
+def _states(ctx: Context) -> Iterator[Finding]:
+    for view in ctx.views():
+        for placement in view.setup:
+            unit = placement.unit
+            if unit is None:
+                continue
+            if placement.face == "back" and unit.back is None:
+                yield Finding("no-back-side", placement.entry.where("face"),
+                              f"`{unit.id}` is set up on its back but has no back side",
+                              "give the unit `back:` values or set it up face: front")
+            steps = placement.steps
+            if steps is not None and not 1 <= steps <= unit.steps:
+                yield Finding("steps-range", placement.entry.where("steps"),
+                              f"`{unit.id}` starts with {steps} steps; it has {unit.steps}",
+                              "steps lie between 1 and the unit's `steps`")
+
+
+def _charts(ctx: Context) -> Iterator[Finding]:
+    for chart in ctx.game.charts:
+        width = len(chart.columns)
+        for row in chart.rows:
+            if len(row.cells) != width:
+                yield Finding("chart-shape", row.where("cells"),
+                              f"row `{row.label}` of chart `{chart.id}` has {len(row.cells)} "
+                              f"cells for {width} columns",
+                              "give every row one cell per column (use '' or '—' for empty)")
+            for index in row.shaded:
+                if not 0 <= index < width:
+                    yield Finding("chart-shape", row.where("shaded"),
+                                  f"shaded cell {index} is outside the {width} columns", "")
+
+
+def _colour_fields(ctx: Context) -> Iterator[tuple[Node, str, str]]:
+    g = ctx.game.game
+    for record in (*g.sides, *g.terrain):
+        yield record, "colour", record.colour
+    for nat in g.nationalities:
+        yield nat, "colour", nat.colour
+        yield nat, "text_colour", nat.text_colour
+    for marker_set in ctx.game.marker_sets:
+        yield marker_set, "colour", marker_set.colour
+    for deck in ctx.game.decks:
+        yield deck, "colour", deck.colour
+
+
+def _colours(ctx: Context) -> Iterator[Finding]:
+    for record, key, value in _colour_fields(ctx):
+        if not COLOUR.match(value):
+            yield Finding("bad-colour", record.where(key), f"`{value}` is not a colour",
+                          "write colours as #rrggbb, e.g. #3b5ba5")
+
+
+CHECKS: tuple[Callable[[Context], Iterable[Finding]], ...] = (
+    references, formation_cycles, _value_keys, _locations, _turns, _uses, _states, _charts,
+    _colours,
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for run in CHECKS:
+        yield from run(ctx)

@@ -1,0 +1,63 @@
+"""counter-mix and marker-supply: the mix holds what the rules say and what scenarios use."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from compiler.diagnostics import Finding, Related
+from compiler.model.constraints import CounterMix, MarkerSupply, MixLimit
+from compiler.rules.base import ParamError, bound, finding, fmt, number, param_finding, views
+from compiler.rules.context import Context
+from compiler.rules.select import matches, unit_attr
+
+
+def check_counter_mix(ctx: Context, c: CounterMix) -> Iterator[Finding]:
+    try:
+        for limit in c.limits:
+            yield from _mix_limit(ctx, c, limit)
+    except ParamError as err:
+        yield param_finding(c, "limits", str(err))
+
+
+def _mix_limit(ctx: Context, c: CounterMix, limit: MixLimit) -> Iterator[Finding]:
+    game = ctx.game
+    units = [u for u in game.units if matches(limit.where, lambda n, u=u: unit_attr(game, u, n))]
+    most = bound(ctx, limit.max, "")
+    assert most is not None
+    total = sum(u.copies for u in units)
+    if total > most.value or (limit.exact and total != most.value):
+        relation = "exactly" if limit.exact else "at most"
+        loc = units[-1].loc if units and total > most.value else limit.loc
+        yield finding(c, loc, f"the counter mix holds {total} {limit.name}; the rules give "
+                              f"{relation} {most.label}", (Related(limit.loc, "limit set here"),))
+    chosen = {u.id for u in units}
+    for view in views(ctx, c):
+        used = [p for p in (*view.setup, *view.arrivals) if p.piece_id in chosen]
+        if len(used) > most.value:
+            yield finding(c, used[-1].loc,
+                          f"scenario `{view.scenario.id}` uses {len(used)} {limit.name} "
+                          f"(max {most.label})")
+
+
+def check_marker_supply(ctx: Context, c: MarkerSupply) -> Iterator[Finding]:
+    available: Counter[float] = Counter()
+    for marker in ctx.game.markers.values():
+        if marker.set.id == c.markers and marker.value is not None:
+            available[float(marker.value)] += marker.set.copies
+    for view in views(ctx, c):
+        needed: Counter[float] = Counter()
+        last_use = {}
+        for placement in (*view.setup, *view.arrivals):
+            value = number(placement.state.get(c.state))
+            if value is None or (value == 0 and not c.zero_needs_marker):
+                continue
+            needed[value] += 1
+            last_use[value] = placement
+        for value, count in sorted(needed.items()):
+            if count > available[value]:
+                where = last_use[value].entry.where(f"state.{c.state}")
+                yield finding(c, where,
+                              f"scenario `{view.scenario.id}` needs {count} `{c.markers}` "
+                              f"markers of value {fmt(value)}; the mix holds "
+                              f"{available[value]}")

@@ -1,0 +1,102 @@
+"""stacking, mixed-sides, setup-zone: what may share a location at setup, and where."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compiler.diagnostics import Finding, Related
+from compiler.model.constraints import Cap, MixedSides, SetupZone, Stacking
+from compiler.model.gamedata import Place
+from compiler.rules.base import ParamError, bound, finding, fmt, param_finding, views
+from compiler.rules.context import Context, Placement
+from compiler.rules.select import matches, place_attr, placement_attr
+
+
+def _place_name(placement: Placement) -> str:
+    place = placement.place
+    if place is None:
+        return f"`{placement.at}`"
+    name = place.name.en
+    return f"{place.kind} {place.id}" + (f" ({name})" if name and name != place.id else "")
+
+
+def _weight(ctx: Context, cap: Cap, placement: Placement) -> float:
+    for rule in cap.weights:
+        if matches(rule.where, lambda n: placement_attr(ctx.game, placement, n)):
+            return float(rule.weight)
+    return float(cap.default)
+
+
+def _place_matches(ctx: Context, selector: dict[str, object] | object, place: Place | None) -> bool:
+    if place is None:
+        return False
+    return matches(selector, lambda n: place_attr(ctx.game, place, n))  # type: ignore[arg-type]
+
+
+def check_stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
+    try:
+        yield from _stacking(ctx, c)
+    except ParamError as err:
+        yield param_finding(c, "caps", str(err))
+
+
+def _stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
+    for view in views(ctx, c):
+        for pieces in view.by_location().values():
+            if not _place_matches(ctx, c.locations, pieces[0].place):
+                continue
+            counted = [p for p in pieces
+                       if matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))]
+            for cap in c.caps:
+                yield from _cap(ctx, c, cap, counted, view.scenario.title)
+
+
+def _cap(ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement],
+         title: str) -> Iterator[Finding]:
+    limit = bound(ctx, cap.max, title)
+    assert limit is not None
+    total = 0.0
+    heavy: list[Placement] = []
+    for placement in pieces:
+        weight = _weight(ctx, cap, placement)
+        if weight:
+            total += weight
+            heavy.append(placement)
+    if total > limit.value:
+        last = heavy[-1]
+        related = tuple(Related(p.loc, f"`{p.piece_id}` counts here") for p in heavy[:-1][:8])
+        yield finding(c, last.loc,
+                      f"{_place_name(last)} holds {fmt(total)} {cap.name} at the start of "
+                      f"scenario `{last.scenario.id}` (max {limit.label})", related)
+
+
+def check_mixed_sides(ctx: Context, c: MixedSides) -> Iterator[Finding]:
+    for view in views(ctx, c):
+        for pieces in view.by_location().values():
+            counted = [p for p in pieces if p.side and
+                       matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))]
+            sides = {p.side for p in counted}
+            if len(sides) > 1:
+                first = counted[0]
+                other = next(p for p in counted if p.side != first.side)
+                yield finding(c, other.loc,
+                              f"{_place_name(other)} holds pieces of both `{first.side}` and "
+                              f"`{other.side}` at the start of scenario `{view.scenario.id}`",
+                              (Related(first.loc, f"`{first.piece_id}` ({first.side}) is here"),))
+
+
+def check_setup_zone(ctx: Context, c: SetupZone) -> Iterator[Finding]:
+    for view in views(ctx, c):
+        pieces = [*view.setup, *view.arrivals] if c.reinforcements else view.setup
+        for placement in pieces:
+            if placement.place is None:
+                continue
+            if not matches(c.where, lambda n, p=placement: placement_attr(ctx.game, p, n)):
+                continue
+            allowed = _place_matches(ctx, c.allowed, placement.place)
+            forbidden = c.forbidden is not None and _place_matches(ctx, c.forbidden,
+                                                                   placement.place)
+            if not allowed or forbidden:
+                yield finding(c, placement.loc,
+                              f"`{placement.piece_id}` may not start in {_place_name(placement)} "
+                              f"in scenario `{view.scenario.id}`")

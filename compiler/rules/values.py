@@ -1,0 +1,134 @@
+"""value-range and field-compare: bounds and comparisons on units, setups, markers, cards."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.diagnostics import Finding, Location
+from compiler.model.constraints import FieldCompare, ValueRange
+from compiler.rules.base import ParamError, bound, finding, fmt, in_titles, number, param_finding
+from compiler.rules.base import views as scenario_views
+from compiler.rules.context import Context, Placement
+from compiler.rules.select import (
+    MISSING, card_attr, formation_attr, marker_attr, matches, placement_attr, unit_attr,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """One checked record: its name in messages, attribute lookup, title, and where it is."""
+
+    name: str
+    attr: Callable[[str], Any]
+    title: str
+    where: Callable[[str], Location]
+
+
+def subjects(ctx: Context, target: str, c: ValueRange | FieldCompare) -> Iterator[Subject]:
+    game = ctx.game
+    if target == "units":
+        for u in game.units:
+            yield Subject(f"unit `{u.id}`", lambda n, u=u: unit_attr(game, u, n), u.title,
+                          u.where)
+    elif target == "setup":
+        for view in scenario_views(ctx, c):
+            for p in (*view.setup, *view.arrivals):
+                yield Subject(f"`{p.piece_id}` in scenario `{view.scenario.id}`",
+                              lambda n, p=p: placement_attr(game, p, n), view.scenario.title,
+                              lambda k, p=p: _setup_where(p, k))
+    elif target == "markers":
+        for m in game.markers.values():
+            yield Subject(f"marker `{m.id}`", lambda n, m=m: marker_attr(m, n), m.set.title,
+                          m.set.where)
+    elif target == "cards":
+        for card in game.cards:
+            yield Subject(f"card `{card.id}`", lambda n, card=card: card_attr(card, n), "",
+                          card.where)
+    elif target == "formations":
+        for f in game.formations:
+            yield Subject(f"formation `{f.id}`", lambda n, f=f: formation_attr(f, n), f.title,
+                          f.where)
+
+
+def _setup_where(placement: Placement, key: str) -> Location:
+    if key.startswith("state.") or key in ("face", "steps"):
+        return placement.entry.where(key)
+    return placement.loc
+
+
+def _value_path(path: str) -> str:
+    head, _, rest = path.partition(".")
+    return f"{head}.{rest}" if rest else head
+
+
+def check_range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
+    try:
+        yield from _range(ctx, c)
+    except ParamError as err:
+        yield param_finding(c, "max", str(err))
+
+
+def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
+    for subject in subjects(ctx, c.target, c):
+        if not in_titles(c, subject.title) or not matches(c.where, subject.attr):
+            continue
+        value = subject.attr(c.path)
+        where = subject.where(_value_path(c.path))
+        if value is MISSING:
+            if c.required:
+                yield finding(c, where, f"{subject.name} has no `{c.path}`")
+            continue
+        yield from _judge(ctx, c, subject, value, where)
+
+
+def _judge(ctx: Context, c: ValueRange, subject: Subject, value: Any,
+           where: Location) -> Iterator[Finding]:
+    if c.allowed and not any(_same(value, a) for a in c.allowed):
+        shown = ", ".join(fmt(a) for a in c.allowed)
+        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}; allowed: {shown}")
+        return
+    low = bound(ctx, c.min, subject.title)
+    high = bound(ctx, c.max, subject.title)
+    if low is None and high is None and not c.integer:
+        return
+    amount = number(value)
+    if amount is None:
+        yield finding(c, where, f"{subject.name} has {c.path} `{value}`, which is not a number")
+        return
+    if c.integer and not amount.is_integer():
+        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}; it must be whole")
+    if low is not None and amount < low.value:
+        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}, below the minimum "
+                                f"of {low.label}")
+    if high is not None and amount > high.value:
+        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}, above the maximum "
+                                f"of {high.label}")
+
+
+def _same(value: Any, allowed: Any) -> bool:
+    a, b = number(value), number(allowed)
+    if a is not None and b is not None:
+        return a == b
+    return str(value) == str(allowed)
+
+
+OPS: dict[str, Callable[[float, float], bool]] = {
+    "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne,
+    ">=": operator.ge, ">": operator.gt,
+}
+
+
+def check_compare(ctx: Context, c: FieldCompare) -> Iterator[Finding]:
+    for subject in subjects(ctx, c.target, c):
+        if not in_titles(c, subject.title) or not matches(c.where, subject.attr):
+            continue
+        left, right = number(subject.attr(c.left)), number(subject.attr(c.right))
+        if left is None or right is None:
+            continue
+        if not OPS[c.op](left, right):
+            yield finding(c, subject.where(_value_path(c.left)),
+                          f"{subject.name} has {c.left} {fmt(left)}, but it must be {c.op} "
+                          f"{c.right} ({fmt(right)})")
