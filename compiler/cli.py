@@ -29,20 +29,41 @@ def _parser() -> argparse.ArgumentParser:
         description="Check board-wargame data against the game's rules and compile it.",
     )
     parser.add_argument("--version", action="version", version=f"countermix {__version__}")
-    parser.add_argument("--sources", type=Path, default=Path("sources"),
-                        help="folder holding one folder per game (default: ./sources)")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--sources",
+        type=Path,
+        default=Path("sources"),
+        help="folder holding one folder per game (default: ./sources)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    check = commands.add_parser("validate", help="check game data against the game's rules",
-                                description="Report every finding in the games' data.")
-    check.add_argument("games", nargs="*", metavar="GAME",
-                       help="game id under sources/ or path of a game folder (default: all)")
-    check.add_argument("--format", choices=("text", "json"), default="text",
-                       help="output format (default: text)")
-    listing = commands.add_parser("list", help="list games, titles and scenarios",
-                                  description="List games with their scenarios and turns.")
+    check = commands.add_parser(
+        "validate",
+        help="check game data against the game's rules",
+        description="Report every finding in the games' data.",
+        parents=[common],
+    )
+    check.add_argument(
+        "games",
+        nargs="*",
+        metavar="GAME",
+        help="game id under sources/ or path of a game folder (default: all)",
+    )
+    check.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    listing = commands.add_parser(
+        "list",
+        help="list games, titles and scenarios",
+        description="List games with their scenarios and turns.",
+        parents=[common],
+    )
     listing.add_argument("games", nargs="*", metavar="GAME", help="games to list (default: all)")
-    schema = commands.add_parser("schema", help="write the JSON Schema of the data files",
-                                 description="Write a JSON Schema for editors' YAML checking.")
+    schema = commands.add_parser(
+        "schema",
+        help="write the JSON Schema of the data files",
+        description="Write a JSON Schema for editors' YAML checking.",
+    )
     schema.add_argument("-o", "--output", type=Path, help="write to this file (default: stdout)")
     return parser
 
@@ -50,8 +71,10 @@ def _parser() -> argparse.ArgumentParser:
 def _validate(args: argparse.Namespace) -> int:
     reports = [check_game(folder) for folder in resolve_games(args.games, args.sources)]
     if args.format == "json":
-        payload = [{"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}
-                   for r in reports]
+        payload = [
+            {"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}
+            for r in reports
+        ]
         _out(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         for report in reports:
@@ -64,8 +87,12 @@ def _print_report(report: GameReport) -> None:
         _out(render_text(finding))
         _out()
     game = report.game
-    size = (f" ({len(game.units)} units, {len(game.scenarios)} scenarios, "
-            f"{len(game.constraints)} rules)" if game else "")
+    size = (
+        f" ({len(game.units)} units, {len(game.scenarios)} scenarios, "
+        f"{len(game.constraints)} rules)"
+        if game
+        else ""
+    )
     verdict = "ok" if not report.findings else summary(report.findings)
     _out(f"{report.folder.name}: {verdict}{size}")
 
@@ -76,8 +103,10 @@ def _list(args: argparse.Namespace) -> int:
         report = check_game(folder)
         game = report.game
         if game is None:
-            _out(f"{folder.name}: cannot be loaded ({summary(report.findings)}); "
-                 f"run `countermix validate {folder.name}`")
+            _out(
+                f"{folder.name}: cannot be loaded ({summary(report.findings)}); "
+                f"run `countermix validate {folder.name}`"
+            )
             failed = True
             continue
         title = game.game.title

@@ -48,8 +48,10 @@ def resolve_games(names: list[str], sources: Path) -> list[Path]:
             resolved.append(sources / name)
         else:
             known = ", ".join(p.name for p in game_folders(sources)) if sources.is_dir() else ""
-            raise UsageError(f"no game `{name}` (neither a folder nor a game under {sources})"
-                             + (f"; games: {known}" if known else ""))
+            raise UsageError(
+                f"no game `{name}` (neither a folder nor a game under {sources})"
+                + (f"; games: {known}" if known else "")
+            )
     return resolved
 
 

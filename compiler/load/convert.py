@@ -196,8 +196,12 @@ class Converter:
             pairs = self.pairs(node)
             unknown = [k for k in pairs if k not in ("en", "ja")]
             for name in unknown:
-                self.report("unknown-key", pairs[name][0], f"unknown key `{name}` in a text",
-                            "a text has `en` and `ja`")
+                self.report(
+                    "unknown-key",
+                    pairs[name][0],
+                    f"unknown key `{name}` in a text",
+                    "a text has `en` and `ja`",
+                )
             values: dict[str, str] = {}
             for name in ("en", "ja"):
                 if name in pairs:
@@ -232,8 +236,12 @@ class Converter:
                 self.report("wrong-type", key_node, "a key must be text")
                 continue
             if key_node.value == "<<" and key_node.tag == "tag:yaml.org,2002:merge":
-                self.report("wrong-type", key_node, "YAML merge keys (<<) are not supported",
-                            "write the keys out")
+                self.report(
+                    "wrong-type",
+                    key_node,
+                    "YAML merge keys (<<) are not supported",
+                    "write the keys out",
+                )
                 continue
             name = key_node.value
             if name in seen:
@@ -251,8 +259,9 @@ class Converter:
             seen[name] = (key_node, value_node)
         return seen
 
-    def mapping(self, node: yaml.Node, value_hint: Any, locs: dict[str, Location],
-                path: str) -> Any:
+    def mapping(
+        self, node: yaml.Node, value_hint: Any, locs: dict[str, Location], path: str
+    ) -> Any:
         if not isinstance(node, yaml.MappingNode):
             return self.wrong_type(node, "a mapping")
         out: dict[str, Any] = {}
@@ -262,15 +271,17 @@ class Converter:
                 out[name] = value
         return types.MappingProxyType(out)
 
-    def tuple_(self, node: yaml.Node, args: tuple[Any, ...], locs: dict[str, Location],
-               path: str) -> Any:
+    def tuple_(
+        self, node: yaml.Node, args: tuple[Any, ...], locs: dict[str, Location], path: str
+    ) -> Any:
         if not isinstance(node, yaml.SequenceNode):
             return self.wrong_type(node, "a list")
         items = node.value
         fixed = not (len(args) == 2 and args[1] is Ellipsis)
         if fixed and len(items) != len(args):
-            return self.report("wrong-type", node,
-                               f"expected a list of {len(args)} values, found {len(items)}")
+            return self.report(
+                "wrong-type", node, f"expected a list of {len(args)} values, found {len(items)}"
+            )
         out = []
         for index, item in enumerate(items):
             hint = args[index] if fixed else args[0]
@@ -281,13 +292,17 @@ class Converter:
                 return INVALID
         return tuple(out)
 
-    def union(self, node: yaml.Node, args: tuple[Any, ...], locs: dict[str, Location],
-              path: str) -> Any:
+    def union(
+        self, node: yaml.Node, args: tuple[Any, ...], locs: dict[str, Location], path: str
+    ) -> Any:
         if type(None) in args and _is_plain(node) and node.value in _NULLS:
             return None
         options = [a for a in args if a is not type(None)]
-        records = [a for a in options if isinstance(a, type) and dataclasses.is_dataclass(a)
-                   and a is not Text]
+        records = [
+            a
+            for a in options
+            if isinstance(a, type) and dataclasses.is_dataclass(a) and a is not Text
+        ]
         if len(records) > 1:
             return self.tagged(node, records)
         if len(options) == 1:
@@ -313,8 +328,7 @@ class Converter:
                 return self.convert_same(node, option, locs, path)
         return self.wrong_type(node, "a value of another kind")
 
-    def convert_same(self, node: yaml.Node, hint: Any, locs: dict[str, Location],
-                     path: str) -> Any:
+    def convert_same(self, node: yaml.Node, hint: Any, locs: dict[str, Location], path: str) -> Any:
         """Convert without counting the node twice or tripping the cycle check."""
         return self._dispatch(node, hint, locs, path)
 
@@ -324,14 +338,19 @@ class Converter:
             return self.wrong_type(node, "a mapping with `kind`")
         pairs = self.pairs(node)
         if "kind" not in pairs:
-            return self.report("missing-key", node, "missing key `kind`",
-                               "kind is one of " + ", ".join(sorted(k for k in by_kind if k)))
+            return self.report(
+                "missing-key",
+                node,
+                "missing key `kind`",
+                "kind is one of " + ", ".join(sorted(k for k in by_kind if k)),
+            )
         kind_node = pairs["kind"][1]
         cls = by_kind.get(kind_node.value) if isinstance(kind_node, yaml.ScalarNode) else None
         if cls is None:
             value = kind_node.value if isinstance(kind_node, yaml.ScalarNode) else ""
             hint = suggest(value, [k for k in by_kind if k]) or (
-                "kind is one of " + ", ".join(sorted(k for k in by_kind if k)))
+                "kind is one of " + ", ".join(sorted(k for k in by_kind if k))
+            )
             return self.report("wrong-type", kind_node, f"unknown kind `{value}`", hint)
         return self.record(node, cls)
 
@@ -347,9 +366,12 @@ class Converter:
         for name, (key_node, value_node) in pairs.items():
             hint = hints.get(name)
             if hint is None:
-                self.report("unknown-key", key_node,
-                            f"unknown key `{name}` in {cls.__name__}",
-                            suggest(name, names) or "allowed: " + ", ".join(names))
+                self.report(
+                    "unknown-key",
+                    key_node,
+                    f"unknown key `{name}` in {cls.__name__}",
+                    suggest(name, names) or "allowed: " + ", ".join(names),
+                )
                 continue
             value = self.convert(value_node, hint, locs, name)
             if value is INVALID:
@@ -358,8 +380,9 @@ class Converter:
             values[name] = value
         missing = [name for name in names if name in required and name not in pairs]
         for name in missing:
-            self.report("missing-key", node, f"{cls.__name__} needs key `{name}`",
-                        _missing_hint(cls, name))
+            self.report(
+                "missing-key", node, f"{cls.__name__} needs key `{name}`", _missing_hint(cls, name)
+            )
         if failed or missing:
             return INVALID
         if issubclass(cls, Node):
@@ -373,4 +396,3 @@ def _missing_hint(cls: type, name: str) -> str:
         if f.name == name and f.metadata.get("doc"):
             return f"{name}: {f.metadata['doc']}"
     return ""
-

@@ -6,21 +6,30 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from compiler.diagnostics import Finding, Location, Related
 from compiler.load.convert import INVALID, Converter
 from compiler.load.places import build_places
 from compiler.load.yamlread import read_yaml
 from compiler.model.common import Node
-from compiler.model.gamedata import GameData
 from compiler.model.game import Game
+from compiler.model.gamedata import GameData
 from compiler.model.source import SourceFile
 from compiler.model.units import Marker, MarkerSet
 
 YAML_SUFFIXES = (".yaml", ".yml")
 LIST_SECTIONS = (
-    "unit_types", "formations", "units", "markers", "maps", "scenarios", "decks", "cards",
-    "charts", "constraints",
+    "unit_types",
+    "formations",
+    "units",
+    "markers",
+    "maps",
+    "scenarios",
+    "decks",
+    "cards",
+    "charts",
+    "constraints",
 )
 
 
@@ -58,8 +67,17 @@ def load_game(folder: Path) -> LoadResult:
     files = data_files(folder)
     if not files:
         loc = Location(str(folder))
-        return LoadResult(None, [Finding("file-unreadable", loc, "no .yaml data files here",
-                                         "a game folder holds game.yaml and other data files")])
+        return LoadResult(
+            None,
+            [
+                Finding(
+                    "file-unreadable",
+                    loc,
+                    "no .yaml data files here",
+                    "a game folder holds game.yaml and other data files",
+                )
+            ],
+        )
     findings: list[Finding] = []
     sources: list[SourceFile] = []
     for path in files:
@@ -70,10 +88,12 @@ def load_game(folder: Path) -> LoadResult:
     game = _single_game(sources, files, findings)
     if game is None:
         return LoadResult(None, findings)
-    merged = {name: tuple(r for s in sources for r in getattr(s, name)) for name in LIST_SECTIONS}
+    merged: dict[str, Any] = {
+        name: tuple(r for s in sources for r in getattr(s, name)) for name in LIST_SECTIONS
+    }
     findings.extend(_duplicate_ids(merged))
-    marker_sets: tuple[MarkerSet, ...] = merged.pop("markers")  # type: ignore[assignment]
-    places, place_findings = build_places(merged["maps"])  # type: ignore[arg-type]
+    marker_sets: tuple[MarkerSet, ...] = merged.pop("markers")
+    places, place_findings = build_places(merged["maps"])
     findings.extend(place_findings)
     data = GameData(
         root=str(folder),
@@ -82,24 +102,36 @@ def load_game(folder: Path) -> LoadResult:
         marker_sets=marker_sets,
         markers=expand_markers(marker_sets),
         places=places,
-        **merged,  # type: ignore[arg-type]
+        **merged,
     )
     return LoadResult(data, findings)
 
 
-def _single_game(sources: list[SourceFile], files: list[Path],
-                 findings: list[Finding]) -> Game | None:
+def _single_game(
+    sources: list[SourceFile], files: list[Path], findings: list[Finding]
+) -> Game | None:
     games = [s.game for s in sources if s.game is not None]
     if not games:
         if not any(f.rule in ("yaml-syntax", "wrong-type", "missing-key") for f in findings):
-            findings.append(Finding("missing-section", Location(str(files[0])),
-                                    "no file of this game has a `game:` section",
-                                    "put the game's id, title and sides in game.yaml"))
+            findings.append(
+                Finding(
+                    "missing-section",
+                    Location(str(files[0])),
+                    "no file of this game has a `game:` section",
+                    "put the game's id, title and sides in game.yaml",
+                )
+            )
         return None
     for extra in games[1:]:
-        findings.append(Finding("duplicate-id", extra.loc, "a second `game:` section",
-                                "a game has one `game:` section, in game.yaml",
-                                related=(Related(games[0].loc, "the first one is here"),)))
+        findings.append(
+            Finding(
+                "duplicate-id",
+                extra.loc,
+                "a second `game:` section",
+                "a game has one `game:` section, in game.yaml",
+                related=(Related(games[0].loc, "the first one is here"),),
+            )
+        )
     return games[0]
 
 
@@ -116,24 +148,33 @@ def expand_markers(sets: Iterable[MarkerSet]) -> dict[str, Marker]:
     return markers
 
 
-def _duplicate_ids(merged: dict[str, tuple[Node, ...]]) -> list[Finding]:
+def _duplicate_ids(merged: dict[str, Any]) -> list[Finding]:
     findings: list[Finding] = []
     groups = {
-        "unit": merged["units"], "unit type": merged["unit_types"],
-        "formation": merged["formations"], "marker": merged["markers"], "map": merged["maps"],
-        "scenario": merged["scenarios"], "deck": merged["decks"], "card": merged["cards"],
-        "chart": merged["charts"], "constraint": merged["constraints"],
+        "unit": merged["units"],
+        "unit type": merged["unit_types"],
+        "formation": merged["formations"],
+        "marker": merged["markers"],
+        "map": merged["maps"],
+        "scenario": merged["scenarios"],
+        "deck": merged["decks"],
+        "card": merged["cards"],
+        "chart": merged["charts"],
+        "constraint": merged["constraints"],
     }
     for what, records in groups.items():
         seen: dict[str, Node] = {}
         for record in records:
-            ident = getattr(record, "id")
+            ident = record.id
             first = seen.setdefault(ident, record)
             if first is not record:
-                findings.append(Finding(
-                    "duplicate-id", record.where("id"),
-                    f"{what} id `{ident}` is already used",
-                    "ids must be unique within a game; rename one of them",
-                    related=(Related(first.where("id"), f"`{ident}` is first defined here"),),
-                ))
+                findings.append(
+                    Finding(
+                        "duplicate-id",
+                        record.locate("id"),
+                        f"{what} id `{ident}` is already used",
+                        "ids must be unique within a game; rename one of them",
+                        related=(Related(first.locate("id"), f"`{ident}` is first defined here"),),
+                    )
+                )
     return findings

@@ -26,23 +26,42 @@ def _hex_places(game_map: GameMap, grid: HexGrid, findings: list[Finding]) -> di
     try:
         ids = list(hex_ids(grid))
     except (KeyError, ValueError, IndexError) as err:
-        findings.append(Finding("wrong-type", grid.where("id_format"),
-                                f"hex id format cannot be used: {err}",
-                                "use {sheet}, {col} and {row}, e.g. '{sheet}{col:02d}{row:02d}'"))
+        findings.append(
+            Finding(
+                "wrong-type",
+                grid.locate("id_format"),
+                f"hex id format cannot be used: {err}",
+                "use {sheet}, {col} and {row}, e.g. '{sheet}{col:02d}{row:02d}'",
+            )
+        )
         return {}
     defaults = {sheet.id: sheet.terrain for sheet in grid.sheets}
-    table = {hid: Place(hid, game_map.id, "hex", Text(hid), defaults[sheet], loc=grid.loc)
-             for hid, sheet, _c, _r in ids}
+    table = {
+        hid: Place(hid, game_map.id, "hex", Text(hid), defaults[sheet], loc=grid.loc)
+        for hid, sheet, _c, _r in ids
+    }
     for entry in grid.hexes:
         base = table.get(entry.id)
         if base is None:
-            findings.append(Finding("unknown-location", entry.where("id"),
-                                    f"hex `{entry.id}` is not on any sheet of map `{game_map.id}`",
-                                    "check the sheet's column and row ranges"))
+            findings.append(
+                Finding(
+                    "unknown-location",
+                    entry.locate("id"),
+                    f"hex `{entry.id}` is not on any sheet of map `{game_map.id}`",
+                    "check the sheet's column and row ranges",
+                )
+            )
             continue
-        table[entry.id] = Place(entry.id, game_map.id, "hex", entry.name if entry.name.en
-                                else base.name, entry.terrain or base.terrain,
-                                frozenset(entry.zones), frozenset(entry.features), loc=entry.loc)
+        table[entry.id] = Place(
+            entry.id,
+            game_map.id,
+            "hex",
+            entry.name if entry.name.en else base.name,
+            entry.terrain or base.terrain,
+            frozenset(entry.zones),
+            frozenset(entry.features),
+            loc=entry.loc,
+        )
     return table
 
 
@@ -50,10 +69,15 @@ def _add(table: dict[str, Place], place: Place, findings: list[Finding]) -> None
     first = table.get(place.id)
     if first is not None:
         assert place.loc is not None and first.loc is not None
-        findings.append(Finding("duplicate-id", place.loc,
-                                f"location `{place.id}` is defined twice on map `{place.map}`",
-                                "location ids must be unique on a map",
-                                related=(Related(first.loc, "first defined here"),)))
+        findings.append(
+            Finding(
+                "duplicate-id",
+                place.loc,
+                f"location `{place.id}` is defined twice on map `{place.map}`",
+                "location ids must be unique on a map",
+                related=(Related(first.loc, "first defined here"),),
+            )
+        )
         return
     table[place.id] = place
 
@@ -66,14 +90,51 @@ def build_places(maps: tuple[GameMap, ...]) -> tuple[PlaceTable, list[Finding]]:
         if game_map.grid is not None:
             table.update(_hex_places(game_map, game_map.grid, findings))
         for area in game_map.areas:
-            _add(table, Place(area.id, game_map.id, area.kind, area.name, area.terrain,
-                              frozenset(area.zones), frozenset(area.tags), area.owner,
-                              loc=area.loc), findings)
+            _add(
+                table,
+                Place(
+                    area.id,
+                    game_map.id,
+                    area.kind,
+                    area.name,
+                    area.terrain,
+                    frozenset(area.zones),
+                    frozenset(area.tags),
+                    area.owner,
+                    loc=area.loc,
+                ),
+                findings,
+            )
         for town in game_map.towns:
-            _add(table, Place(town.id, game_map.id, "town", town.name, "",
-                              frozenset(town.zones), frozenset(town.tags), loc=town.loc), findings)
+            _add(
+                table,
+                Place(
+                    town.id,
+                    game_map.id,
+                    "town",
+                    town.name,
+                    "",
+                    frozenset(town.zones),
+                    frozenset(town.tags),
+                    loc=town.loc,
+                ),
+                findings,
+            )
         for box in game_map.boxes:
-            _add(table, Place(box.id, game_map.id, "box", box.name, "", frozenset(),
-                              frozenset({box.kind}), box.side, loc=box.loc), findings)
+            _add(
+                table,
+                Place(
+                    box.id,
+                    game_map.id,
+                    "box",
+                    box.name,
+                    "",
+                    frozenset(),
+                    frozenset({box.kind}),
+                    box.side,
+                    loc=box.loc,
+                ),
+                findings,
+            )
         places[game_map.id] = table
     return places, findings

@@ -33,6 +33,8 @@ class Card(Node):
     number: int | None = field(default=None, metadata=doc("Printed card number."))
     category: str = field(default="", metadata=doc("Category (tactics) or card class."))
     type: str = field(default="", metadata=doc("Type code: MT, HT, Inf, Art ..."))
-    fields: Mapping[str, Scalar] = field(default_factory=lambda: NO_FIELDS, metadata=doc("Printed values."))
+    fields: Mapping[str, Scalar] = field(
+        default_factory=lambda: NO_FIELDS, metadata=doc("Printed values.")
+    )
     text: Text = field(default=NO_TEXT, metadata=doc("Effect or rules text."))
     copies: int = field(default=1, metadata=doc("Copies in the deck."))

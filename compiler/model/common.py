@@ -32,7 +32,7 @@ class Node:
         default_factory=lambda: EMPTY_LOCS, metadata=INTERNAL, compare=False, repr=False
     )
 
-    def where(self, path: str) -> Location:
+    def locate(self, path: str) -> Location:
         """Location of a field value ("front.strength", "units.2"), else of the record."""
         probe = path
         while probe:

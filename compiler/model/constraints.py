@@ -54,7 +54,9 @@ class FieldCompare(ConstraintBase):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Weight(Node):
-    where: Selector = field(default_factory=lambda: ANY, metadata=doc("Pieces this weight applies to."))
+    where: Selector = field(
+        default_factory=lambda: ANY, metadata=doc("Pieces this weight applies to.")
+    )
     weight: Number = field(metadata=doc("Weight of each matching piece."))
 
 
@@ -72,7 +74,9 @@ class Cap(Node):
 class Stacking(ConstraintBase):
     kind: Literal["stacking"] = field(metadata=doc("Weighted caps per location at setup."))
     where: Selector = field(default_factory=lambda: ANY, metadata=doc("Pieces counted at all."))
-    locations: Selector = field(default_factory=lambda: ANY, metadata=doc("Locations the caps apply to."))
+    locations: Selector = field(
+        default_factory=lambda: ANY, metadata=doc("Locations the caps apply to.")
+    )
     caps: tuple[Cap, ...] = field(metadata=doc("Caps, each with its own weights."))
 
 
@@ -86,7 +90,9 @@ class MixedSides(ConstraintBase):
 class SetupZone(ConstraintBase):
     kind: Literal["setup-zone"] = field(metadata=doc("Where matching pieces may be set up."))
     where: Selector = field(default_factory=lambda: ANY, metadata=doc("Pieces checked."))
-    allowed: Selector = field(default_factory=lambda: ANY, metadata=doc("Locations they must be in."))
+    allowed: Selector = field(
+        default_factory=lambda: ANY, metadata=doc("Locations they must be in.")
+    )
     forbidden: Selector | None = field(default=None, metadata=doc("Locations they may not be in."))
     reinforcements: bool = field(default=False, metadata=doc("Also check entry locations."))
 
@@ -94,7 +100,9 @@ class SetupZone(ConstraintBase):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MixLimit(Node):
     name: Text = field(metadata=doc("What is limited, e.g. French blocks."))
-    where: Selector = field(default_factory=lambda: ANY, metadata=doc("Units counted (copies add up)."))
+    where: Selector = field(
+        default_factory=lambda: ANY, metadata=doc("Units counted (copies add up).")
+    )
     max: Limit = field(metadata=doc("Most allowed, or $param."))
     exact: bool = field(default=False, metadata=doc("The counter mix must hold exactly max."))
 
@@ -131,7 +139,9 @@ class AttachmentLimit(ConstraintBase):
     kind: Literal["attachment-limit"] = field(
         metadata=doc("Weighted formations attached to a parent stay within its printed limit.")
     )
-    parents: Selector = field(default_factory=lambda: ANY, metadata=doc("Parent formations checked."))
+    parents: Selector = field(
+        default_factory=lambda: ANY, metadata=doc("Parent formations checked.")
+    )
     weights: tuple[Weight, ...] = field(metadata=doc("Weights of attached formations."))
     default: Number = field(default=0, metadata=doc("Weight of formations no rule matches."))
     arm_match: bool = field(
@@ -162,6 +172,15 @@ class HandSize(ConstraintBase):
 
 
 Constraint = (
-    ValueRange | FieldCompare | Stacking | MixedSides | SetupZone | CounterMix | MarkerSupply
-    | StackWith | AttachmentLimit | DeckSize | HandSize
+    ValueRange
+    | FieldCompare
+    | Stacking
+    | MixedSides
+    | SetupZone
+    | CounterMix
+    | MarkerSupply
+    | StackWith
+    | AttachmentLimit
+    | DeckSize
+    | HandSize
 )

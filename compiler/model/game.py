@@ -65,7 +65,8 @@ class Title(Node):
     name: Text = field(metadata=doc("Title name."))
     year: int = field(default=0, metadata=doc("Year class of the title (GCACW 1862/1863/1864)."))
     params: Mapping[str, Number] = field(
-        default_factory=lambda: NO_PARAMS, metadata=doc("Overrides of the game's parameters for this title.")
+        default_factory=lambda: NO_PARAMS,
+        metadata=doc("Overrides of the game's parameters for this title."),
     )
 
 
@@ -97,6 +98,7 @@ class Game(Node):
     )
     terrain: tuple[TerrainType, ...] = field(default=(), metadata=doc("Terrain types."))
     params: Mapping[str, Number] = field(
-        default_factory=lambda: NO_PARAMS, metadata=doc("Named numbers that constraints refer to as $name.")
+        default_factory=lambda: NO_PARAMS,
+        metadata=doc("Named numbers that constraints refer to as $name."),
     )
     titles: tuple[Title, ...] = field(default=(), metadata=doc("Titles of a series."))

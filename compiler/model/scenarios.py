@@ -24,7 +24,8 @@ class SetupEntry(Node):
     face: Face = field(default="front", metadata=doc("Side up."))
     steps: int | None = field(default=None, metadata=doc("Steps remaining, if reduced."))
     state: Mapping[str, Scalar] = field(
-        default_factory=lambda: NO_STATE, metadata=doc("Starting state values: manpower, fatigue, cel ...")
+        default_factory=lambda: NO_STATE,
+        metadata=doc("Starting state values: manpower, fatigue, cel ..."),
     )
     attached_to: str = field(default="", metadata=doc("Unit a leader or marker is attached to."))
     note: str = field(default="", metadata=doc("Note for the setup card."))
@@ -36,7 +37,9 @@ class Reinforcement(Node):
     units: tuple[str, ...] = field(metadata=doc("Arriving unit ids."))
     at: str = field(metadata=doc("Entry location."))
     face: Face = field(default="front", metadata=doc("Side up."))
-    state: Mapping[str, Scalar] = field(default_factory=lambda: NO_STATE, metadata=doc("State values."))
+    state: Mapping[str, Scalar] = field(
+        default_factory=lambda: NO_STATE, metadata=doc("State values.")
+    )
     note: str = field(default="", metadata=doc("Note."))
 
 
@@ -64,7 +67,9 @@ class Scenario(Node):
     last_turn: int = field(metadata=doc("Last turn."))
     year: int = field(default=0, metadata=doc("Year, where rules depend on it."))
     date: str = field(default="", metadata=doc("Date of the first turn."))
-    mode: Literal["basic", "advanced", "standard"] = field(default="standard", metadata=doc("Mode."))
+    mode: Literal["basic", "advanced", "standard"] = field(
+        default="standard", metadata=doc("Mode.")
+    )
     description: Text = field(default=NO_TEXT, metadata=doc("Short description."))
     setup: tuple[SetupEntry, ...] = field(default=(), metadata=doc("Starting placements."))
     reinforcements: tuple[Reinforcement, ...] = field(default=(), metadata=doc("Arrivals."))

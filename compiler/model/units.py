@@ -11,9 +11,23 @@ from compiler.model.common import NO_TEXT, Node, Number, Scalar, Text, doc
 
 Size = Literal["", "I", "II", "III", "X", "XX", "XXX", "XXXX", "X+"]
 Symbol = Literal[
-    "infantry", "cavalry", "artillery", "armour", "mechanised", "headquarters", "leader",
-    "supply", "fortress", "air", "naval", "submarine", "marine", "garrison", "engineer",
-    "militia", "none",
+    "infantry",
+    "cavalry",
+    "artillery",
+    "armour",
+    "mechanised",
+    "headquarters",
+    "leader",
+    "supply",
+    "fortress",
+    "air",
+    "naval",
+    "submarine",
+    "marine",
+    "garrison",
+    "engineer",
+    "militia",
+    "none",
 ]
 NO_VALUES: Mapping[str, Scalar] = MappingProxyType({})
 
@@ -68,7 +82,9 @@ class Unit(Node):
     size: Size = field(default="", metadata=doc("Size mark: II, III, X, XX, X+ ..."))
     formation: str = field(default="", metadata=doc("Formation the unit belongs to."))
     title: str = field(default="", metadata=doc("Series title the counter belongs to."))
-    front: Mapping[str, Scalar] = field(default_factory=lambda: NO_VALUES, metadata=doc("Front-side values."))
+    front: Mapping[str, Scalar] = field(
+        default_factory=lambda: NO_VALUES, metadata=doc("Front-side values.")
+    )
     back: Mapping[str, Scalar] | None = field(
         default=None, metadata=doc("Back-side (reduced, exhausted) values; null for no back.")
     )

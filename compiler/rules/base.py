@@ -11,8 +11,9 @@ from compiler.model.constraints import Constraint
 from compiler.rules.context import Context, ScenarioView
 
 
-def finding(c: Constraint, loc: Location, message: str,
-            related: tuple[Related, ...] = (), hint: str = "") -> Finding:
+def finding(
+    c: Constraint, loc: Location, message: str, related: tuple[Related, ...] = (), hint: str = ""
+) -> Finding:
     severity = Severity.WARNING if c.severity == "warning" else Severity.ERROR
     return Finding(c.id, loc, message, hint or c.hint or str(c.title), c.ref, severity, related)
 
@@ -57,9 +58,12 @@ def bound(ctx: Context, limit: Limit | None, title: str) -> Bound | None:
 
 
 def param_finding(c: Constraint, key: str, name: str) -> Finding:
-    return Finding("unknown-param", c.where(key),
-                   f"constraint `{c.id}` names `{name}`, which is not a number or a defined "
-                   f"parameter", "define it under game: params: (or a title's params:)")
+    return Finding(
+        "unknown-param",
+        c.locate(key),
+        f"constraint `{c.id}` names `{name}`, which is not a number or a defined parameter",
+        "define it under game: params: (or a title's params:)",
+    )
 
 
 def fmt(value: object) -> str:

@@ -55,17 +55,42 @@ def _setup_placements(game: GameData, scenario: Scenario, entry: SetupEntry) -> 
     place = game.place(scenario, entry.at)
     ids: list[tuple[str, Location]] = []
     if entry.unit:
-        ids.append((entry.unit, entry.where("unit")))
-    ids.extend((uid, entry.where(f"units.{i}")) for i, uid in enumerate(entry.units))
+        ids.append((entry.unit, entry.locate("unit")))
+    ids.extend((uid, entry.locate(f"units.{i}")) for i, uid in enumerate(entry.units))
     out = [
-        Placement(scenario, entry, uid, loc, entry.at, place, game.unit(uid), None, entry.face,
-                  entry.state, entry.steps, 0)
+        Placement(
+            scenario,
+            entry,
+            uid,
+            loc,
+            entry.at,
+            place,
+            game.unit(uid),
+            None,
+            entry.face,
+            entry.state,
+            entry.steps,
+            0,
+        )
         for uid, loc in ids
     ]
     if entry.marker:
-        out.append(Placement(scenario, entry, entry.marker, entry.where("marker"), entry.at,
-                             place, None, game.markers.get(entry.marker), entry.face,
-                             entry.state, entry.steps, 0))
+        out.append(
+            Placement(
+                scenario,
+                entry,
+                entry.marker,
+                entry.locate("marker"),
+                entry.at,
+                place,
+                None,
+                game.markers.get(entry.marker),
+                entry.face,
+                entry.state,
+                entry.steps,
+                0,
+            )
+        )
     return out
 
 
@@ -76,9 +101,22 @@ def scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
     for arrival in scenario.reinforcements:
         place = game.place(scenario, arrival.at)
         for index, uid in enumerate(arrival.units):
-            view.arrivals.append(Placement(
-                scenario, arrival, uid, arrival.where(f"units.{index}"), arrival.at, place,
-                game.unit(uid), None, arrival.face, arrival.state, None, arrival.turn))
+            view.arrivals.append(
+                Placement(
+                    scenario,
+                    arrival,
+                    uid,
+                    arrival.locate(f"units.{index}"),
+                    arrival.at,
+                    place,
+                    game.unit(uid),
+                    None,
+                    arrival.face,
+                    arrival.state,
+                    None,
+                    arrival.turn,
+                )
+            )
     return view
 
 

@@ -24,20 +24,28 @@ def check_deck_size(ctx: Context, c: DeckSize) -> Iterator[Finding]:
         if limit.max is not None and total > limit.max:
             problems.append(f"at most {limit.max}")
         if problems:
-            yield finding(c, deck.loc,
-                          f"deck `{deck.id}` holds {total} cards; the rules give "
-                          + " and ".join(problems),
-                          (Related(limit.loc, "deck size set here"),))
+            yield finding(
+                c,
+                deck.loc,
+                f"deck `{deck.id}` holds {total} cards; the rules give " + " and ".join(problems),
+                (Related(limit.loc, "deck size set here"),),
+            )
 
 
 def check_hand_size(ctx: Context, c: HandSize) -> Iterator[Finding]:
     if c.starting > c.limit:
-        yield finding(c, c.where("starting"),
-                      f"starting hand {c.starting} is larger than the hand limit {c.limit}")
+        yield finding(
+            c,
+            c.locate("starting"),
+            f"starting hand {c.starting} is larger than the hand limit {c.limit}",
+        )
     for view in views(ctx, c):
         for player in view.scenario.decks:
             if player.hand != c.starting:
-                yield finding(c, player.where("hand"),
-                              f"`{player.side}` starts scenario `{view.scenario.id}` with "
-                              f"{player.hand} cards; the rules deal {c.starting} "
-                              f"(hand limit {c.limit})")
+                yield finding(
+                    c,
+                    player.locate("hand"),
+                    f"`{player.side}` starts scenario `{view.scenario.id}` with "
+                    f"{player.hand} cards; the rules deal {c.starting} "
+                    f"(hand limit {c.limit})",
+                )

@@ -10,7 +10,7 @@ from compiler.diagnostics import Finding, Location, Related
 from compiler.load.convert import suggest
 from compiler.model.common import Node
 from compiler.model.gamedata import GameData
-from compiler.model.scenarios import Scenario
+from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
 from compiler.rules.context import Context, Placement
 
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}\Z")
@@ -19,18 +19,26 @@ COLOUR = re.compile(r"#[0-9a-fA-F]{6}\Z")
 def _ref(rule_what: str, value: str, known: Iterable[str], loc: Location) -> Finding:
     choices = list(known)
     hint = suggest(value, choices) or (
-        f"defined {rule_what}s: " + ", ".join(sorted(choices)[:12]) + (" ..." if len(choices) > 12
-                                                                       else "")
-        if choices else f"no {rule_what} is defined yet")
+        f"defined {rule_what}s: "
+        + ", ".join(sorted(choices)[:12])
+        + (" ..." if len(choices) > 12 else "")
+        if choices
+        else f"no {rule_what} is defined yet"
+    )
     return Finding("unresolved-reference", loc, f"unknown {rule_what} `{value}`", hint)
 
 
 class Refs:
     """Collects unresolved-reference findings against the game's id tables."""
 
-    def __init__(self, game: GameData) -> None:
+    def __init__(self, tables: dict[str, set[str]], findings: list[Finding]) -> None:
+        self.tables = tables
+        self.findings = findings
+
+    @classmethod
+    def for_game(cls, game: GameData) -> Refs:
         g = game.game
-        self.tables: dict[str, set[str]] = {
+        tables: dict[str, set[str]] = {
             "side": {s.id for s in g.sides},
             "nationality": {n.id for n in g.nationalities},
             "unit type": {t.id for t in game.unit_types},
@@ -43,13 +51,16 @@ class Refs:
             "terrain": {t.id for t in g.terrain},
             "scenario": {s.id for s in game.scenarios},
             "marker set": {m.id for m in game.marker_sets},
-            "zone": {z.id for m in game.maps for z in m.zones},
         }
-        self.findings: list[Finding] = []
+        return cls(tables, [])
+
+    def scoped(self, **extra: set[str]) -> Refs:
+        """The same tables plus map-local ones (zones, locations); findings are shared."""
+        return Refs({**self.tables, **extra}, self.findings)
 
     def check(self, what: str, record: Node, key: str, value: str) -> None:
         if value and value not in self.tables[what]:
-            self.findings.append(_ref(what, value, self.tables[what], record.where(key)))
+            self.findings.append(_ref(what, value, self.tables[what], record.locate(key)))
 
     def check_all(self, what: str, record: Node, key: str, values: Iterable[str]) -> None:
         for index, value in enumerate(values):
@@ -88,12 +99,10 @@ def _game_refs(game: GameData, refs: Refs) -> None:
 def _map_refs(game: GameData, refs: Refs) -> None:
     for game_map in game.maps:
         refs.check("title", game_map, "title", game_map.title)
-        zones = {z.id for z in game_map.zones}
-        local = Refs.__new__(Refs)
-        local.tables = {**refs.tables, "zone": zones}
-        local.findings = refs.findings
-        places = game.places.get(game_map.id, {})
-        local.tables["location"] = set(places)
+        local = refs.scoped(
+            zone={z.id for z in game_map.zones},
+            location=set(game.places.get(game_map.id, {})),
+        )
         if game_map.grid is not None:
             for sheet in game_map.grid.sheets:
                 local.check("terrain", sheet, "terrain", sheet.terrain)
@@ -145,7 +154,7 @@ def _constraint_refs(game: GameData, refs: Refs) -> None:
 
 
 def references(ctx: Context) -> list[Finding]:
-    refs = Refs(ctx.game)
+    refs = Refs.for_game(ctx.game)
     _game_refs(ctx.game, refs)
     _map_refs(ctx.game, refs)
     _scenario_refs(ctx.game, refs)
@@ -164,9 +173,12 @@ def formation_cycles(ctx: Context) -> Iterator[Finding]:
             current = parents.get(current.parent)
         if current is not None and current.id == formation.id and formation.id not in reported:
             reported.update(chain)
-            yield Finding("reference-cycle", formation.where("parent"),
-                          "formation parents form a cycle: " + " → ".join([*chain, formation.id]),
-                          "a formation's parent chain must end at a top formation")
+            yield Finding(
+                "reference-cycle",
+                formation.locate("parent"),
+                "formation parents form a cycle: " + " → ".join([*chain, formation.id]),
+                "a formation's parent chain must end at a top formation",
+            )
 
 
 def _value_keys(ctx: Context) -> Iterator[Finding]:
@@ -177,38 +189,51 @@ def _value_keys(ctx: Context) -> Iterator[Finding]:
     def unknown(record: Node, prefix: str, values: Mapping[str, Any] | None) -> Iterator[Finding]:
         for key in values or {}:
             if key not in declared:
-                yield Finding("unknown-value", record.where(f"{prefix}.{key}"),
-                              f"value `{key}` is not declared in the game's `values`",
-                              suggest(key, declared) or "declare it under game: values:")
+                yield Finding(
+                    "unknown-value",
+                    record.locate(f"{prefix}.{key}"),
+                    f"value `{key}` is not declared in the game's `values`",
+                    suggest(key, declared) or "declare it under game: values:",
+                )
 
     for unit in ctx.game.units:
         yield from unknown(unit, "front", unit.front)
         yield from unknown(unit, "back", unit.back)
     for scenario in ctx.game.scenarios:
-        for entry in (*scenario.setup, *scenario.reinforcements):
+        for entry in _entries(scenario):
             yield from unknown(entry, "state", entry.state)
+
+
+def _entries(scenario: Scenario) -> tuple[SetupEntry | Reinforcement, ...]:
+    return (*scenario.setup, *scenario.reinforcements)
 
 
 def _locations(ctx: Context) -> Iterator[Finding]:
     for scenario in ctx.game.scenarios:
         maps = ctx.game.scenario_maps(scenario)
         known = [pid for m in maps for pid in ctx.game.places.get(m.id, {})]
-        for entry in (*scenario.setup, *scenario.reinforcements):
+        for entry in _entries(scenario):
             if ctx.game.place(scenario, entry.at) is None:
                 names = ", ".join(m.id for m in maps) or "none"
-                yield Finding("unknown-location", entry.where("at"),
-                              f"location `{entry.at}` is not on the maps of scenario "
-                              f"`{scenario.id}` ({names})",
-                              suggest(entry.at, known) or "check the id against the map data")
+                yield Finding(
+                    "unknown-location",
+                    entry.locate("at"),
+                    f"location `{entry.at}` is not on the maps of scenario "
+                    f"`{scenario.id}` ({names})",
+                    suggest(entry.at, known) or "check the id against the map data",
+                )
 
 
 def _turns(ctx: Context) -> Iterator[Finding]:
     turns = ctx.game.game.turns
     for expected, turn in enumerate(turns, start=1):
         if turn.n != expected:
-            yield Finding("turn-track", turn.where("n"),
-                          f"turn {turn.n} stands where turn {expected} should",
-                          "number the turn track 1, 2, 3 ... in order")
+            yield Finding(
+                "turn-track",
+                turn.locate("n"),
+                f"turn {turn.n} stands where turn {expected} should",
+                "number the turn track 1, 2, 3 ... in order",
+            )
             break
     last_on_track = len(turns)
     for scenario in ctx.game.scenarios:
@@ -219,16 +244,26 @@ def _scenario_turns(scenario: Scenario, last_on_track: int) -> Iterator[Finding]
     first, last = scenario.first_turn, scenario.last_turn
     if first < 1 or last < first or (last_on_track and last > last_on_track):
         track = f" (the track has {last_on_track} turns)" if last_on_track else ""
-        yield Finding("scenario-turns", scenario.where("last_turn"),
-                      f"scenario `{scenario.id}` runs from turn {first} to {last}{track}",
-                      "first_turn ≥ 1, last_turn ≥ first_turn and on the turn track")
-    for record in (*scenario.reinforcements, *scenario.withdrawals):
+        yield Finding(
+            "scenario-turns",
+            scenario.locate("last_turn"),
+            f"scenario `{scenario.id}` runs from turn {first} to {last}{track}",
+            "first_turn ≥ 1, last_turn ≥ first_turn and on the turn track",
+        )
+    timed: tuple[Reinforcement | Withdrawal, ...] = (
+        *scenario.reinforcements,
+        *scenario.withdrawals,
+    )
+    for record in timed:
         if not first <= record.turn <= last:
             what = "reinforcement" if record in scenario.reinforcements else "withdrawal"
-            yield Finding("reinforcement-turn", record.where("turn"),
-                          f"{what} on turn {record.turn} falls outside scenario "
-                          f"`{scenario.id}` (turns {first}–{last})",
-                          "move it inside the scenario's turns or drop it from this scenario")
+            yield Finding(
+                "reinforcement-turn",
+                record.locate("turn"),
+                f"{what} on turn {record.turn} falls outside scenario "
+                f"`{scenario.id}` (turns {first}–{last})",
+                "move it inside the scenario's turns or drop it from this scenario",
+            )
 
 
 def _uses(ctx: Context) -> Iterator[Finding]:
@@ -244,14 +279,22 @@ def _uses(ctx: Context) -> Iterator[Finding]:
             extra = uses[copies]
             related = tuple(Related(u.loc, f"`{uid}` is also placed here") for u in uses[:copies])
             if copies == 1:
-                yield Finding("placed-twice", extra.loc,
-                              f"unit `{uid}` is placed twice in scenario `{view.scenario.id}`",
-                              "a unit starts in one place, or arrives once", related=related)
+                yield Finding(
+                    "placed-twice",
+                    extra.loc,
+                    f"unit `{uid}` is placed twice in scenario `{view.scenario.id}`",
+                    "a unit starts in one place, or arrives once",
+                    related=related,
+                )
             else:
-                yield Finding("too-many-copies", extra.loc,
-                              f"scenario `{view.scenario.id}` uses {len(uses)} of `{uid}`, "
-                              f"but the counter mix holds {copies}",
-                              "raise `copies` if the mix really holds more", related=related)
+                yield Finding(
+                    "too-many-copies",
+                    extra.loc,
+                    f"scenario `{view.scenario.id}` uses {len(uses)} of `{uid}`, "
+                    f"but the counter mix holds {copies}",
+                    "raise `copies` if the mix really holds more",
+                    related=related,
+                )
 
 
 def _states(ctx: Context) -> Iterator[Finding]:
@@ -261,14 +304,20 @@ def _states(ctx: Context) -> Iterator[Finding]:
             if unit is None:
                 continue
             if placement.face == "back" and unit.back is None:
-                yield Finding("no-back-side", placement.entry.where("face"),
-                              f"`{unit.id}` is set up on its back but has no back side",
-                              "give the unit `back:` values or set it up face: front")
+                yield Finding(
+                    "no-back-side",
+                    placement.entry.locate("face"),
+                    f"`{unit.id}` is set up on its back but has no back side",
+                    "give the unit `back:` values or set it up face: front",
+                )
             steps = placement.steps
             if steps is not None and not 1 <= steps <= unit.steps:
-                yield Finding("steps-range", placement.entry.where("steps"),
-                              f"`{unit.id}` starts with {steps} steps; it has {unit.steps}",
-                              "steps lie between 1 and the unit's `steps`")
+                yield Finding(
+                    "steps-range",
+                    placement.entry.locate("steps"),
+                    f"`{unit.id}` starts with {steps} steps; it has {unit.steps}",
+                    "steps lie between 1 and the unit's `steps`",
+                )
 
 
 def _charts(ctx: Context) -> Iterator[Finding]:
@@ -276,20 +325,29 @@ def _charts(ctx: Context) -> Iterator[Finding]:
         width = len(chart.columns)
         for row in chart.rows:
             if len(row.cells) != width:
-                yield Finding("chart-shape", row.where("cells"),
-                              f"row `{row.label}` of chart `{chart.id}` has {len(row.cells)} "
-                              f"cells for {width} columns",
-                              "give every row one cell per column (use '' or '—' for empty)")
+                yield Finding(
+                    "chart-shape",
+                    row.locate("cells"),
+                    f"row `{row.label}` of chart `{chart.id}` has {len(row.cells)} "
+                    f"cells for {width} columns",
+                    "give every row one cell per column (use '' or '—' for empty)",
+                )
             for index in row.shaded:
                 if not 0 <= index < width:
-                    yield Finding("chart-shape", row.where("shaded"),
-                                  f"shaded cell {index} is outside the {width} columns", "")
+                    yield Finding(
+                        "chart-shape",
+                        row.locate("shaded"),
+                        f"shaded cell {index} is outside the {width} columns",
+                        "",
+                    )
 
 
 def _colour_fields(ctx: Context) -> Iterator[tuple[Node, str, str]]:
     g = ctx.game.game
-    for record in (*g.sides, *g.terrain):
-        yield record, "colour", record.colour
+    for side in g.sides:
+        yield side, "colour", side.colour
+    for terrain in g.terrain:
+        yield terrain, "colour", terrain.colour
     for nat in g.nationalities:
         yield nat, "colour", nat.colour
         yield nat, "text_colour", nat.text_colour
@@ -302,12 +360,23 @@ def _colour_fields(ctx: Context) -> Iterator[tuple[Node, str, str]]:
 def _colours(ctx: Context) -> Iterator[Finding]:
     for record, key, value in _colour_fields(ctx):
         if not COLOUR.match(value):
-            yield Finding("bad-colour", record.where(key), f"`{value}` is not a colour",
-                          "write colours as #rrggbb, e.g. #3b5ba5")
+            yield Finding(
+                "bad-colour",
+                record.locate(key),
+                f"`{value}` is not a colour",
+                "write colours as #rrggbb, e.g. #3b5ba5",
+            )
 
 
 CHECKS: tuple[Callable[[Context], Iterable[Finding]], ...] = (
-    references, formation_cycles, _value_keys, _locations, _turns, _uses, _states, _charts,
+    references,
+    formation_cycles,
+    _value_keys,
+    _locations,
+    _turns,
+    _uses,
+    _states,
+    _charts,
     _colours,
 )
 

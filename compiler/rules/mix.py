@@ -29,15 +29,21 @@ def _mix_limit(ctx: Context, c: CounterMix, limit: MixLimit) -> Iterator[Finding
     if total > most.value or (limit.exact and total != most.value):
         relation = "exactly" if limit.exact else "at most"
         loc = units[-1].loc if units and total > most.value else limit.loc
-        yield finding(c, loc, f"the counter mix holds {total} {limit.name}; the rules give "
-                              f"{relation} {most.label}", (Related(limit.loc, "limit set here"),))
+        yield finding(
+            c,
+            loc,
+            f"the counter mix holds {total} {limit.name}; the rules give {relation} {most.label}",
+            (Related(limit.loc, "limit set here"),),
+        )
     chosen = {u.id for u in units}
     for view in views(ctx, c):
         used = [p for p in (*view.setup, *view.arrivals) if p.piece_id in chosen]
         if len(used) > most.value:
-            yield finding(c, used[-1].loc,
-                          f"scenario `{view.scenario.id}` uses {len(used)} {limit.name} "
-                          f"(max {most.label})")
+            yield finding(
+                c,
+                used[-1].loc,
+                f"scenario `{view.scenario.id}` uses {len(used)} {limit.name} (max {most.label})",
+            )
 
 
 def check_marker_supply(ctx: Context, c: MarkerSupply) -> Iterator[Finding]:
@@ -56,8 +62,11 @@ def check_marker_supply(ctx: Context, c: MarkerSupply) -> Iterator[Finding]:
             last_use[value] = placement
         for value, count in sorted(needed.items()):
             if count > available[value]:
-                where = last_use[value].entry.where(f"state.{c.state}")
-                yield finding(c, where,
-                              f"scenario `{view.scenario.id}` needs {count} `{c.markers}` "
-                              f"markers of value {fmt(value)}; the mix holds "
-                              f"{available[value]}")
+                where = last_use[value].entry.locate(f"state.{c.state}")
+                yield finding(
+                    c,
+                    where,
+                    f"scenario `{view.scenario.id}` needs {count} `{c.markers}` "
+                    f"markers of value {fmt(value)}; the mix holds "
+                    f"{available[value]}",
+                )

@@ -36,8 +36,11 @@ def _partner_ok(ctx: Context, c: StackWith, piece: Placement, other: Placement) 
         return False
     if not matches(c.partner, lambda n: placement_attr(ctx.game, other, n)):
         return False
-    return not (c.subordinate and piece.unit is not None
-                and not is_subordinate(ctx.game, other.unit, piece.unit))
+    return not (
+        c.subordinate
+        and piece.unit is not None
+        and not is_subordinate(ctx.game, other.unit, piece.unit)
+    )
 
 
 def check_stack_with(ctx: Context, c: StackWith) -> Iterator[Finding]:
@@ -47,15 +50,21 @@ def check_stack_with(ctx: Context, c: StackWith) -> Iterator[Finding]:
             if not matches(c.where, lambda n, p=piece: placement_attr(ctx.game, p, n)):
                 continue
             mates = [o for o in groups.get(piece.at, []) if _partner_ok(ctx, c, piece, o)]
-            wanted = piece.entry.attached_to
+            wanted = getattr(piece.entry, "attached_to", "")
             if wanted and wanted not in {m.piece_id for m in mates}:
-                yield finding(c, piece.entry.where("attached_to"),
-                              f"`{piece.piece_id}` is attached to `{wanted}`, which is not a "
-                              f"suitable partner at {piece.at} in scenario `{view.scenario.id}`")
+                yield finding(
+                    c,
+                    piece.entry.locate("attached_to"),
+                    f"`{piece.piece_id}` is attached to `{wanted}`, which is not a "
+                    f"suitable partner at {piece.at} in scenario `{view.scenario.id}`",
+                )
             elif not mates:
-                yield finding(c, piece.loc,
-                              f"`{piece.piece_id}` starts at {piece.at} in scenario "
-                              f"`{view.scenario.id}` without a suitable unit to stack with")
+                yield finding(
+                    c,
+                    piece.loc,
+                    f"`{piece.piece_id}` starts at {piece.at} in scenario "
+                    f"`{view.scenario.id}` without a suitable unit to stack with",
+                )
 
 
 def _weight(c: AttachmentLimit, child: Formation) -> float:
@@ -77,21 +86,31 @@ def check_attachment(ctx: Context, c: AttachmentLimit) -> Iterator[Finding]:
             continue
         total = sum(_weight(c, child) for child in children)
         if total > parent.attachment_limit:
-            related = tuple(Related(ch.where("parent"), f"`{ch.id}` is attached here")
-                            for ch in children[:-1][:8])
-            yield finding(c, children[-1].where("parent"),
-                          f"`{parent.id}` has {fmt(total)} attached (limit "
-                          f"{fmt(parent.attachment_limit)})", related)
+            related = tuple(
+                Related(ch.locate("parent"), f"`{ch.id}` is attached here")
+                for ch in children[:-1][:8]
+            )
+            yield finding(
+                c,
+                children[-1].locate("parent"),
+                f"`{parent.id}` has {fmt(total)} attached (limit {fmt(parent.attachment_limit)})",
+                related,
+            )
 
 
 def _arms(c: AttachmentLimit, parent: Formation, children: list[Formation]) -> Iterator[Finding]:
     for child in children:
         cavalry = child.arm == "cavalry"
         if parent.cavalry_only and not cavalry:
-            yield finding(c, child.where("parent"),
-                          f"cavalry corps `{parent.id}` takes cavalry only; `{child.id}` is "
-                          f"{child.arm}")
+            yield finding(
+                c,
+                child.locate("parent"),
+                f"cavalry corps `{parent.id}` takes cavalry only; `{child.id}` is {child.arm}",
+            )
         elif cavalry and not parent.cavalry_only:
-            yield finding(c, child.where("parent"),
-                          f"`{parent.id}` is not a cavalry corps and may not take cavalry "
-                          f"formation `{child.id}`")
+            yield finding(
+                c,
+                child.locate("parent"),
+                f"`{parent.id}` is not a cavalry corps and may not take cavalry "
+                f"formation `{child.id}`",
+            )

@@ -43,8 +43,20 @@ def unit_attr(game: GameData, unit: Unit, name: str) -> Any:
 
 
 _UNIT_FIELDS = frozenset(
-    {"id", "side", "nationality", "type", "size", "formation", "title", "steps", "copies",
-     "tags", "label", "back_kind"}
+    {
+        "id",
+        "side",
+        "nationality",
+        "type",
+        "size",
+        "formation",
+        "title",
+        "steps",
+        "copies",
+        "tags",
+        "label",
+        "back_kind",
+    }
 )
 
 
@@ -80,8 +92,17 @@ def placement_attr(game: GameData, placement: Placement, name: str) -> Any:
 
 
 def formation_attr(formation: Formation, name: str) -> Any:
-    if name in ("id", "side", "nationality", "level", "parent", "title", "arm", "cavalry_only",
-                "attachment_limit"):
+    if name in (
+        "id",
+        "side",
+        "nationality",
+        "level",
+        "parent",
+        "title",
+        "arm",
+        "cavalry_only",
+        "attachment_limit",
+    ):
         return getattr(formation, name)
     return MISSING
 

@@ -45,14 +45,16 @@ def _stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
         for pieces in view.by_location().values():
             if not _place_matches(ctx, c.locations, pieces[0].place):
                 continue
-            counted = [p for p in pieces
-                       if matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))]
+            counted = [
+                p for p in pieces if matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))
+            ]
             for cap in c.caps:
                 yield from _cap(ctx, c, cap, counted, view.scenario.title)
 
 
-def _cap(ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement],
-         title: str) -> Iterator[Finding]:
+def _cap(
+    ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement], title: str
+) -> Iterator[Finding]:
     limit = bound(ctx, cap.max, title)
     assert limit is not None
     total = 0.0
@@ -65,24 +67,34 @@ def _cap(ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement],
     if total > limit.value:
         last = heavy[-1]
         related = tuple(Related(p.loc, f"`{p.piece_id}` counts here") for p in heavy[:-1][:8])
-        yield finding(c, last.loc,
-                      f"{_place_name(last)} holds {fmt(total)} {cap.name} at the start of "
-                      f"scenario `{last.scenario.id}` (max {limit.label})", related)
+        yield finding(
+            c,
+            last.loc,
+            f"{_place_name(last)} holds {fmt(total)} {cap.name} at the start of "
+            f"scenario `{last.scenario.id}` (max {limit.label})",
+            related,
+        )
 
 
 def check_mixed_sides(ctx: Context, c: MixedSides) -> Iterator[Finding]:
     for view in views(ctx, c):
         for pieces in view.by_location().values():
-            counted = [p for p in pieces if p.side and
-                       matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))]
+            counted = [
+                p
+                for p in pieces
+                if p.side and matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))
+            ]
             sides = {p.side for p in counted}
             if len(sides) > 1:
                 first = counted[0]
                 other = next(p for p in counted if p.side != first.side)
-                yield finding(c, other.loc,
-                              f"{_place_name(other)} holds pieces of both `{first.side}` and "
-                              f"`{other.side}` at the start of scenario `{view.scenario.id}`",
-                              (Related(first.loc, f"`{first.piece_id}` ({first.side}) is here"),))
+                yield finding(
+                    c,
+                    other.loc,
+                    f"{_place_name(other)} holds pieces of both `{first.side}` and "
+                    f"`{other.side}` at the start of scenario `{view.scenario.id}`",
+                    (Related(first.loc, f"`{first.piece_id}` ({first.side}) is here"),),
+                )
 
 
 def check_setup_zone(ctx: Context, c: SetupZone) -> Iterator[Finding]:
@@ -94,9 +106,13 @@ def check_setup_zone(ctx: Context, c: SetupZone) -> Iterator[Finding]:
             if not matches(c.where, lambda n, p=placement: placement_attr(ctx.game, p, n)):
                 continue
             allowed = _place_matches(ctx, c.allowed, placement.place)
-            forbidden = c.forbidden is not None and _place_matches(ctx, c.forbidden,
-                                                                   placement.place)
+            forbidden = c.forbidden is not None and _place_matches(
+                ctx, c.forbidden, placement.place
+            )
             if not allowed or forbidden:
-                yield finding(c, placement.loc,
-                              f"`{placement.piece_id}` may not start in {_place_name(placement)} "
-                              f"in scenario `{view.scenario.id}`")
+                yield finding(
+                    c,
+                    placement.loc,
+                    f"`{placement.piece_id}` may not start in {_place_name(placement)} "
+                    f"in scenario `{view.scenario.id}`",
+                )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from compiler.diagnostics import Finding, Location
@@ -13,7 +14,13 @@ from compiler.rules.base import ParamError, bound, finding, fmt, in_titles, numb
 from compiler.rules.base import views as scenario_views
 from compiler.rules.context import Context, Placement
 from compiler.rules.select import (
-    MISSING, card_attr, formation_attr, marker_attr, matches, placement_attr, unit_attr,
+    MISSING,
+    card_attr,
+    formation_attr,
+    marker_attr,
+    matches,
+    placement_attr,
+    unit_attr,
 )
 
 
@@ -31,31 +38,31 @@ def subjects(ctx: Context, target: str, c: ValueRange | FieldCompare) -> Iterato
     game = ctx.game
     if target == "units":
         for u in game.units:
-            yield Subject(f"unit `{u.id}`", lambda n, u=u: unit_attr(game, u, n), u.title,
-                          u.where)
+            yield Subject(f"unit `{u.id}`", partial(unit_attr, game, u), u.title, u.locate)
     elif target == "setup":
         for view in scenario_views(ctx, c):
             for p in (*view.setup, *view.arrivals):
-                yield Subject(f"`{p.piece_id}` in scenario `{view.scenario.id}`",
-                              lambda n, p=p: placement_attr(game, p, n), view.scenario.title,
-                              lambda k, p=p: _setup_where(p, k))
+                name = f"`{p.piece_id}` in scenario `{view.scenario.id}`"
+                yield Subject(
+                    name,
+                    partial(placement_attr, game, p),
+                    view.scenario.title,
+                    partial(_setup_where, p),
+                )
     elif target == "markers":
         for m in game.markers.values():
-            yield Subject(f"marker `{m.id}`", lambda n, m=m: marker_attr(m, n), m.set.title,
-                          m.set.where)
+            yield Subject(f"marker `{m.id}`", partial(marker_attr, m), m.set.title, m.set.locate)
     elif target == "cards":
         for card in game.cards:
-            yield Subject(f"card `{card.id}`", lambda n, card=card: card_attr(card, n), "",
-                          card.where)
+            yield Subject(f"card `{card.id}`", partial(card_attr, card), "", card.locate)
     elif target == "formations":
         for f in game.formations:
-            yield Subject(f"formation `{f.id}`", lambda n, f=f: formation_attr(f, n), f.title,
-                          f.where)
+            yield Subject(f"formation `{f.id}`", partial(formation_attr, f), f.title, f.locate)
 
 
 def _setup_where(placement: Placement, key: str) -> Location:
     if key.startswith("state.") or key in ("face", "steps"):
-        return placement.entry.where(key)
+        return placement.entry.locate(key)
     return placement.loc
 
 
@@ -84,8 +91,9 @@ def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
         yield from _judge(ctx, c, subject, value, where)
 
 
-def _judge(ctx: Context, c: ValueRange, subject: Subject, value: Any,
-           where: Location) -> Iterator[Finding]:
+def _judge(
+    ctx: Context, c: ValueRange, subject: Subject, value: Any, where: Location
+) -> Iterator[Finding]:
     if c.allowed and not any(_same(value, a) for a in c.allowed):
         shown = ", ".join(fmt(a) for a in c.allowed)
         yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}; allowed: {shown}")
@@ -101,11 +109,13 @@ def _judge(ctx: Context, c: ValueRange, subject: Subject, value: Any,
     if c.integer and not amount.is_integer():
         yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}; it must be whole")
     if low is not None and amount < low.value:
-        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}, below the minimum "
-                                f"of {low.label}")
+        yield finding(
+            c, where, f"{subject.name} has {c.path} {fmt(value)}, below the minimum of {low.label}"
+        )
     if high is not None and amount > high.value:
-        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}, above the maximum "
-                                f"of {high.label}")
+        yield finding(
+            c, where, f"{subject.name} has {c.path} {fmt(value)}, above the maximum of {high.label}"
+        )
 
 
 def _same(value: Any, allowed: Any) -> bool:
@@ -116,8 +126,12 @@ def _same(value: Any, allowed: Any) -> bool:
 
 
 OPS: dict[str, Callable[[float, float], bool]] = {
-    "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne,
-    ">=": operator.ge, ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">=": operator.ge,
+    ">": operator.gt,
 }
 
 
@@ -129,6 +143,9 @@ def check_compare(ctx: Context, c: FieldCompare) -> Iterator[Finding]:
         if left is None or right is None:
             continue
         if not OPS[c.op](left, right):
-            yield finding(c, subject.where(_value_path(c.left)),
-                          f"{subject.name} has {c.left} {fmt(left)}, but it must be {c.op} "
-                          f"{c.right} ({fmt(right)})")
+            yield finding(
+                c,
+                subject.where(_value_path(c.left)),
+                f"{subject.name} has {c.left} {fmt(left)}, but it must be {c.op} "
+                f"{c.right} ({fmt(right)})",
+            )
