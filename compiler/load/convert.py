@@ -122,13 +122,21 @@ class Converter:
         return self.report("wrong-type", node, f"expected {expected}, found {_kind_of(node)}")
 
     def convert_root(self, node: yaml.Node, hint: Any) -> Any:
+        shape = _expanded_size(node)
+        if isinstance(shape, yaml.Node):
+            return self.report(
+                "reference-cycle", shape, "this alias refers to itself (a recursive structure)"
+            )
         try:
+            if shape > MAX_NODES:
+                raise _TooBig
             return self.convert(node, hint, {}, "")
         except _TooBig:
             return self.report(
                 "alias-bomb",
                 node,
-                f"the document expands to more than {MAX_NODES:,} values through aliases",
+                f"the document expands to {shape:,} values through aliases "
+                f"(at most {MAX_NODES:,} are read)",
                 "YAML aliases (*name) must not multiply the data; write the values out",
             )
         except RecursionError:
@@ -389,6 +397,41 @@ class Converter:
             values["loc"] = self.loc(node)
             values["locs"] = types.MappingProxyType(locs)
         return cls(**values)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _expanded_size(root: yaml.Node) -> int | yaml.Node:
+    """Values the tree holds once aliases are expanded (linear time, shared nodes counted once
+    per use); or the node where an alias refers back into itself."""
+    size: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            open_nodes.discard(key)
+            size[key] = 1 + sum(size[id(child)] for child in _children(node))
+            continue
+        if key in size:
+            continue
+        if key in open_nodes:
+            return node
+        open_nodes.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_nodes:
+                return child
+            if id(child) not in size:
+                stack.append((child, False))
+    return size[id(root)]
 
 
 def _missing_hint(cls: type, name: str) -> str:

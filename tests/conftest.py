@@ -1,0 +1,58 @@
+"""Shared fixtures: copies of the fixture game and helpers to run the pipeline on them."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler.diagnostics import Finding
+from compiler.pipeline import check_game
+
+DATA = Path(__file__).parent / "data"
+REPO = Path(__file__).parent.parent
+SOURCES = REPO / "sources"
+
+
+def findings_of(folder: Path) -> list[Finding]:
+    return check_game(folder).findings
+
+
+def flat(folder: Path, findings: list[Finding]) -> set[tuple[str, int, str]]:
+    """(file relative to the game folder, line, rule id) per finding."""
+    out = set()
+    for finding in findings:
+        path = Path(finding.location.path)
+        try:
+            name = str(path.relative_to(folder))
+        except ValueError:
+            name = str(path)
+        out.add((name, finding.location.line, finding.rule))
+    return out
+
+
+@pytest.fixture
+def mini(tmp_path: Path) -> Path:
+    """A fresh writable copy of the fixture game."""
+    target = tmp_path / "mini"
+    shutil.copytree(DATA / "mini", target)
+    return target
+
+
+def line_of(path: Path, needle: str) -> int:
+    """1-based line of the first line holding `needle` (the tests' way to name a place)."""
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in text:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} must occur once in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+Mutation = Callable[[Path], None]
