@@ -8,11 +8,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Location:
-    """A place in a source file; line and column are 1-based."""
+class Location(NamedTuple):
+    """A place in a source file; line and column are 1-based. (A tuple: cheap to make.)"""
 
     path: str
     line: int = 1

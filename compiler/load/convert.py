@@ -2,6 +2,9 @@
 
 Strict: duplicate keys, unknown keys (with "did you mean"), missing keys and wrong types are
 findings; only `true`/`false` are booleans; every value keeps its file:line:col.
+
+Each type hint of the model is compiled once into a small conversion function (a plan), so a
+large file costs one plain function call per value.
 """
 
 from __future__ import annotations
@@ -11,19 +14,20 @@ import difflib
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
-import yaml
-
 from compiler.diagnostics import Finding, Location, Related
+from compiler.load.nodes import MAPPING, SCALAR, SEQUENCE, YNode
 from compiler.model.common import Node, Text
 
 MAX_NODES = 4_000_000
 _INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
 _FLOAT = re.compile(r"[-+]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][-+]?[0-9]+)?\Z")
 _NULLS = frozenset({"", "~", "null"})
+Locs = dict[str, tuple[int, int]]
+Plan = Callable[["Converter", YNode, Locs, str], Any]
 
 
 class Invalid:
@@ -33,26 +37,20 @@ class Invalid:
 INVALID = Invalid()
 
 
-class _TooBig(Exception):
-    pass
-
-
-def _kind_of(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
+def _kind_of(node: YNode) -> str:
+    if node.kind == MAPPING:
         return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
+    if node.kind == SEQUENCE:
         return "a list"
-    return f"`{node.value}`" if len(node.value) < 40 else "text"
+    text = str(node.value)
+    return f"`{text}`" if len(text) < 40 else "text"
 
 
-def _is_plain(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and not node.style
-
-
-def plain_scalar(node: yaml.ScalarNode) -> Any:
+def plain_scalar(node: YNode) -> Any:
     """The typed value of a scalar: only true/false are booleans; quoted scalars are text."""
     text = node.value
-    if node.style:
+    assert isinstance(text, str)
+    if not node.plain:
         return text
     if text in _NULLS:
         return None
@@ -65,6 +63,10 @@ def plain_scalar(node: yaml.ScalarNode) -> Any:
     if _FLOAT.match(text):
         return float(text)
     return text
+
+
+def _is_null(node: YNode) -> bool:
+    return node.kind == SCALAR and node.plain and node.value in _NULLS
 
 
 @cache
@@ -86,6 +88,10 @@ def _union_args(hint: Any) -> tuple[Any, ...] | None:
     return None
 
 
+def _is_record(hint: Any) -> bool:
+    return isinstance(hint, type) and dataclasses.is_dataclass(hint) and hint is not Text
+
+
 def discriminator(cls: type) -> str | None:
     """The literal `kind` value of a record class, if it has one."""
     hint = _fields(cls)[0].get("kind")
@@ -95,155 +101,278 @@ def discriminator(cls: type) -> str | None:
     return None
 
 
-def suggest(word: str, choices: typing.Iterable[str]) -> str:
+def suggest(word: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else ""
 
 
+# -- plans -------------------------------------------------------------------------------------
+_SCALAR_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def _text_plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+    if node.kind != SCALAR or _is_null(node):
+        return conv.wrong_type(node, "text")
+    return node.value
+
+
+def _int_plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+    value = plain_scalar(node) if node.kind == SCALAR else None
+    return value if type(value) is int else conv.wrong_type(node, "a whole number")
+
+
+def _float_plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+    value = plain_scalar(node) if node.kind == SCALAR else None
+    if type(value) is int or type(value) is float:
+        return float(value)
+    return conv.wrong_type(node, "a number")
+
+
+def _bool_plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+    value = plain_scalar(node) if node.kind == SCALAR else None
+    return value if isinstance(value, bool) else conv.wrong_type(node, "true or false")
+
+
+def _bilingual_plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+    return conv.text(node)
+
+
+def _literal_plan(choices: tuple[Any, ...]) -> Plan:
+    by_text = {str(c): c for c in choices}
+    shown = ", ".join(f"`{c}`" for c in choices if c != "")
+
+    def plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+        if node.kind != SCALAR:
+            return conv.wrong_type(node, "one of " + shown)
+        text = str(node.value)
+        if text in by_text:
+            return by_text[text]
+        return conv.report(
+            "wrong-type", node, f"`{text}` is not one of {shown}", suggest(text, by_text)
+        )
+
+    return plan
+
+
+def _tuple_plan(args: tuple[Any, ...]) -> Plan:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = plan_for(args[0])
+
+        def variadic(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+            if node.kind != SEQUENCE:
+                return conv.wrong_type(node, "a list")
+            out = []
+            children: list[YNode] = node.value  # type: ignore[assignment]
+            for index, child in enumerate(children):
+                key = f"{path}.{index}" if path else str(index)
+                locs[key] = (child.line, child.column)
+                value = item(conv, child, locs, key)
+                if value is not INVALID:
+                    out.append(value)
+            return tuple(out)
+
+        return variadic
+    items = [plan_for(a) for a in args]
+
+    def fixed(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+        children = node.value
+        if node.kind != SEQUENCE or not isinstance(children, list):
+            return conv.wrong_type(node, "a list")
+        if len(children) != len(items):
+            return conv.report(
+                "wrong-type", node, f"expected a list of {len(items)} values, found {len(children)}"
+            )
+        out = []
+        for index, (child, item) in enumerate(zip(children, items, strict=True)):
+            key = f"{path}.{index}" if path else str(index)
+            locs[key] = (child.line, child.column)
+            value = item(conv, child, locs, key)
+            if value is INVALID:
+                return INVALID
+            out.append(value)
+        return tuple(out)
+
+    return fixed
+
+
+def _mapping_plan(value_hint: Any) -> Plan:
+    item = plan_for(value_hint)
+
+    def plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+        if node.kind != MAPPING:
+            return conv.wrong_type(node, "a mapping")
+        out: dict[str, Any] = {}
+        for name, (_key, child) in conv.pairs(node).items():
+            key = f"{path}.{name}" if path else name
+            locs[key] = (child.line, child.column)
+            value = item(conv, child, locs, key)
+            if value is not INVALID:
+                out[name] = value
+        return types.MappingProxyType(out)
+
+    return plan
+
+
+def _union_plan(args: tuple[Any, ...]) -> Plan:
+    nullable = type(None) in args
+    options = [a for a in args if a is not type(None)]
+    records = [a for a in options if _is_record(a)]
+    if len(records) > 1:
+        by_kind = {discriminator(c): c for c in records}
+        inner: Plan = lambda conv, node, locs, path: conv.tagged(node, by_kind)  # noqa: E731
+    elif len(options) == 1:
+        inner = plan_for(options[0])
+    else:
+        inner = _mixed_plan(options)
+    if not nullable:
+        return inner
+
+    def optional(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+        return None if _is_null(node) else inner(conv, node, locs, path)
+
+    return optional
+
+
+def _mixed_plan(options: list[Any]) -> Plan:
+    plain = tuple(a for a in options if a in (int, float, str, bool))
+    names = " or ".join(_SCALAR_NAMES[a] for a in plain)
+    has_text = Text in options
+    seq = next((plan_for(a) for a in options if get_origin(a) is tuple), None)
+    mapping = next((plan_for(a) for a in options if a is Text or get_origin(a) is Mapping), None)
+
+    def plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+        if node.kind == SCALAR:
+            if plain:
+                value = plain_scalar(node)
+                if value is None:
+                    return conv.wrong_type(node, names)
+                kind = type(value)
+                if kind in plain or (kind is int and float in plain):
+                    return value
+                if str in plain:
+                    return node.value
+                return conv.wrong_type(node, names)
+            if has_text:
+                return conv.text(node)
+        if node.kind == SEQUENCE and seq is not None:
+            return seq(conv, node, locs, path)
+        if node.kind == MAPPING and mapping is not None:
+            return mapping(conv, node, locs, path)
+        return conv.wrong_type(node, names or "a value of another kind")
+
+    return plan
+
+
+def _record_plan(cls: type) -> Plan:
+    def plan(conv: Converter, node: YNode, locs: Locs, path: str) -> Any:
+        return conv.record(node, cls)
+
+    return plan
+
+
+_PLANS: dict[Any, Plan] = {
+    str: _text_plan,
+    int: _int_plan,
+    float: _float_plan,
+    bool: _bool_plan,
+    Text: _bilingual_plan,
+}
+
+
+def plan_for(hint: Any) -> Plan:
+    found = _PLANS.get(hint)
+    if found is not None:
+        return found
+    if _is_record(hint):
+        built = _record_plan(hint)
+    elif _union_args(hint) is not None:
+        built = _union_plan(get_args(hint))
+    elif get_origin(hint) is tuple:
+        built = _tuple_plan(get_args(hint))
+    elif get_origin(hint) in (Mapping, dict):
+        built = _mapping_plan(get_args(hint)[1])
+    elif get_origin(hint) is Literal:
+        built = _literal_plan(get_args(hint))
+    else:
+        raise TypeError(f"unsupported type {hint!r}")  # a bug in the model, not in the data
+    _PLANS[hint] = built
+    return built
+
+
+@cache
+def _record_fields(cls: type) -> tuple[dict[str, Plan], frozenset[str], tuple[str, ...]]:
+    hints, required, names = _fields(cls)
+    return {name: plan_for(hint) for name, hint in hints.items()}, required, names
+
+
+# -- the converter -----------------------------------------------------------------------------
 class Converter:
     """Converts the nodes of one file; collects findings instead of raising."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.findings: list[Finding] = []
-        self._visited = 0
-        self._active: set[int] = set()
 
-    # -- helpers -------------------------------------------------------------------------
-    def loc(self, node: yaml.Node) -> Location:
-        mark = node.start_mark
-        return Location(self.path, mark.line + 1, mark.column + 1)
+    def loc(self, node: YNode) -> Location:
+        return Location(self.path, node.line, node.column)
 
-    def report(self, rule: str, node: yaml.Node, message: str, hint: str = "") -> Invalid:
+    def report(self, rule: str, node: YNode, message: str, hint: str = "") -> Invalid:
         self.findings.append(Finding(rule, self.loc(node), message, hint))
         return INVALID
 
-    def wrong_type(self, node: yaml.Node, expected: str) -> Invalid:
+    def wrong_type(self, node: YNode, expected: str) -> Invalid:
         return self.report("wrong-type", node, f"expected {expected}, found {_kind_of(node)}")
 
-    def convert_root(self, node: yaml.Node, hint: Any) -> Any:
-        shape = _expanded_size(node)
-        if isinstance(shape, yaml.Node):
-            return self.report(
-                "reference-cycle", shape, "this alias refers to itself (a recursive structure)"
-            )
-        try:
+    def convert_root(self, node: YNode, hint: Any, aliased: bool = False) -> Any:
+        if aliased:
+            shape = _expanded_size(node)
+            if isinstance(shape, YNode):
+                return self.report(
+                    "reference-cycle", shape, "this alias refers to itself (a recursive structure)"
+                )
             if shape > MAX_NODES:
-                raise _TooBig
-            return self.convert(node, hint, {}, "")
-        except _TooBig:
-            return self.report(
-                "alias-bomb",
-                node,
-                f"the document expands to {shape:,} values through aliases "
-                f"(at most {MAX_NODES:,} are read)",
-                "YAML aliases (*name) must not multiply the data; write the values out",
-            )
-        except RecursionError:
-            return self.report("yaml-syntax", node, "the document is nested too deeply", "")
+                return self.report(
+                    "alias-bomb",
+                    node,
+                    f"the document expands to {shape:,} values through aliases "
+                    f"(at most {MAX_NODES:,} are read)",
+                    "YAML aliases (*name) must not multiply the data; write the values out",
+                )
+        return plan_for(hint)(self, node, {}, "")
 
-    # -- dispatch ------------------------------------------------------------------------
-    def convert(self, node: yaml.Node, hint: Any, locs: dict[str, Location], path: str) -> Any:
-        self._visited += 1
-        if self._visited > MAX_NODES:
-            raise _TooBig
-        key = id(node)
-        if key in self._active:
-            return self.report(
-                "reference-cycle", node, "this alias refers to itself (a recursive structure)"
-            )
-        self._active.add(key)
-        try:
-            return self._dispatch(node, hint, locs, path)
-        finally:
-            self._active.discard(key)
-
-    def _dispatch(self, node: yaml.Node, hint: Any, locs: dict[str, Location], path: str) -> Any:
-        if path:
-            locs[path] = self.loc(node)
-        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-            return self.record(node, hint) if hint is not Text else self.text(node)
-        args = _union_args(hint)
-        if args is not None:
-            return self.union(node, args, locs, path)
-        origin = get_origin(hint)
-        if origin is tuple:
-            return self.tuple_(node, get_args(hint), locs, path)
-        if origin is Mapping or origin is dict:
-            return self.mapping(node, get_args(hint)[1], locs, path)
-        if origin is Literal:
-            return self.literal(node, get_args(hint))
-        return self.scalar(node, hint)
-
-    # -- scalars -------------------------------------------------------------------------
-    def scalar(self, node: yaml.Node, hint: Any) -> Any:
-        names = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
-        if not isinstance(node, yaml.ScalarNode):
-            return self.wrong_type(node, names.get(hint, str(hint)))
-        if hint is str:
-            if _is_plain(node) and node.value in _NULLS:
-                return self.wrong_type(node, "text")
-            return node.value
-        value = plain_scalar(node)
-        if hint is bool:
-            return value if isinstance(value, bool) else self.wrong_type(node, "true or false")
-        if hint is int:
-            return value if type(value) is int else self.wrong_type(node, "a whole number")
-        if hint is float:
-            if type(value) in (int, float):
-                return float(value)
-            return self.wrong_type(node, "a number")
-        raise TypeError(f"unsupported type {hint!r}")  # a bug in the model, not in the data
-
-    def text(self, node: yaml.Node) -> Any:
-        if isinstance(node, yaml.ScalarNode):
-            if _is_plain(node) and node.value in _NULLS:
-                return self.wrong_type(node, "text")
-            return Text(node.value)
-        if isinstance(node, yaml.MappingNode):
-            pairs = self.pairs(node)
-            unknown = [k for k in pairs if k not in ("en", "ja")]
-            for name in unknown:
+    def text(self, node: YNode) -> Any:
+        if node.kind == SCALAR:
+            return self.wrong_type(node, "text") if _is_null(node) else Text(str(node.value))
+        if node.kind != MAPPING:
+            return self.wrong_type(node, "text or {en, ja}")
+        pairs = self.pairs(node)
+        for name in pairs:
+            if name not in ("en", "ja"):
                 self.report(
                     "unknown-key",
                     pairs[name][0],
                     f"unknown key `{name}` in a text",
                     "a text has `en` and `ja`",
                 )
-            values: dict[str, str] = {}
-            for name in ("en", "ja"):
-                if name in pairs:
-                    got = self.scalar(pairs[name][1], str)
-                    if isinstance(got, str):
-                        values[name] = got
-            if not values:
-                return self.report("missing-key", node, "a text needs `en` (and optionally `ja`)")
-            return Text(values.get("en") or values.get("ja", ""), values.get("ja", ""))
-        return self.wrong_type(node, "text or {en, ja}")
+        values: dict[str, str] = {}
+        for name in ("en", "ja"):
+            if name in pairs:
+                got = _text_plan(self, pairs[name][1], {}, "")
+                if isinstance(got, str):
+                    values[name] = got
+        if not values:
+            return self.report("missing-key", node, "a text needs `en` (and optionally `ja`)")
+        return Text(values.get("en") or values.get("ja", ""), values.get("ja", ""))
 
-    def literal(self, node: yaml.Node, choices: tuple[Any, ...]) -> Any:
-        if isinstance(node, yaml.ScalarNode):
-            for choice in choices:
-                if node.value == str(choice) or plain_scalar(node) == choice and choice != "":
-                    return choice
-            shown = ", ".join(f"`{c}`" for c in choices if c != "")
-            return self.report(
-                "wrong-type",
-                node,
-                f"`{node.value}` is not one of {shown}",
-                suggest(node.value, [str(c) for c in choices]),
-            )
-        return self.wrong_type(node, "one of " + ", ".join(str(c) for c in choices))
-
-    # -- containers ----------------------------------------------------------------------
-    def pairs(self, node: yaml.MappingNode) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    def pairs(self, node: YNode) -> dict[str, tuple[YNode, YNode]]:
         """Keys of a mapping (as text) with their key and value nodes; duplicates reported."""
-        seen: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
+        seen: dict[str, tuple[YNode, YNode]] = {}
+        for key_node, value_node in node.value:  # type: ignore[attr-defined]
+            if key_node.kind != SCALAR:
                 self.report("wrong-type", key_node, "a key must be text")
                 continue
-            if key_node.value == "<<" and key_node.tag == "tag:yaml.org,2002:merge":
+            name = key_node.value
+            if name == "<<" and key_node.plain:
                 self.report(
                     "wrong-type",
                     key_node,
@@ -251,129 +380,53 @@ class Converter:
                     "write the keys out",
                 )
                 continue
-            name = key_node.value
-            if name in seen:
-                first = self.loc(seen[name][0])
+            first = seen.get(name)
+            if first is not None:
                 self.findings.append(
                     Finding(
                         "duplicate-key",
                         self.loc(key_node),
                         f"key `{name}` appears twice in this mapping",
                         "remove one of them; YAML would silently keep only the last",
-                        related=(Related(first, f"`{name}` first appears here"),),
+                        related=(Related(self.loc(first[0]), f"`{name}` first appears here"),),
                     )
                 )
                 continue
             seen[name] = (key_node, value_node)
         return seen
 
-    def mapping(
-        self, node: yaml.Node, value_hint: Any, locs: dict[str, Location], path: str
-    ) -> Any:
-        if not isinstance(node, yaml.MappingNode):
-            return self.wrong_type(node, "a mapping")
-        out: dict[str, Any] = {}
-        for name, (_key, value_node) in self.pairs(node).items():
-            value = self.convert(value_node, value_hint, locs, f"{path}.{name}" if path else name)
-            if value is not INVALID:
-                out[name] = value
-        return types.MappingProxyType(out)
-
-    def tuple_(
-        self, node: yaml.Node, args: tuple[Any, ...], locs: dict[str, Location], path: str
-    ) -> Any:
-        if not isinstance(node, yaml.SequenceNode):
-            return self.wrong_type(node, "a list")
-        items = node.value
-        fixed = not (len(args) == 2 and args[1] is Ellipsis)
-        if fixed and len(items) != len(args):
-            return self.report(
-                "wrong-type", node, f"expected a list of {len(args)} values, found {len(items)}"
-            )
-        out = []
-        for index, item in enumerate(items):
-            hint = args[index] if fixed else args[0]
-            value = self.convert(item, hint, locs, f"{path}.{index}" if path else str(index))
-            if value is not INVALID:
-                out.append(value)
-            elif fixed:
-                return INVALID
-        return tuple(out)
-
-    def union(
-        self, node: yaml.Node, args: tuple[Any, ...], locs: dict[str, Location], path: str
-    ) -> Any:
-        if type(None) in args and _is_plain(node) and node.value in _NULLS:
-            return None
-        options = [a for a in args if a is not type(None)]
-        records = [
-            a
-            for a in options
-            if isinstance(a, type) and dataclasses.is_dataclass(a) and a is not Text
-        ]
-        if len(records) > 1:
-            return self.tagged(node, records)
-        if len(options) == 1:
-            return self.convert_same(node, options[0], locs, path)
-        if isinstance(node, yaml.ScalarNode):
-            plain = [a for a in options if a in (int, float, str, bool)]
-            if plain:
-                value = plain_scalar(node)
-                if value is None:
-                    return self.wrong_type(node, "a value")
-                if type(value) in plain or (type(value) is int and float in plain):
-                    return value
-                if str in plain:
-                    return node.value
-                return self.wrong_type(node, " or ".join(a.__name__ for a in plain))
-            if Text in options:
-                return self.text(node)
-        for option in options:
-            origin = get_origin(option)
-            if isinstance(node, yaml.SequenceNode) and origin is tuple:
-                return self.convert_same(node, option, locs, path)
-            if isinstance(node, yaml.MappingNode) and (option is Text or origin is Mapping):
-                return self.convert_same(node, option, locs, path)
-        return self.wrong_type(node, "a value of another kind")
-
-    def convert_same(self, node: yaml.Node, hint: Any, locs: dict[str, Location], path: str) -> Any:
-        """Convert without counting the node twice or tripping the cycle check."""
-        return self._dispatch(node, hint, locs, path)
-
-    def tagged(self, node: yaml.Node, classes: list[type]) -> Any:
-        by_kind = {discriminator(c): c for c in classes}
-        if not isinstance(node, yaml.MappingNode):
+    def tagged(self, node: YNode, by_kind: dict[str | None, type]) -> Any:
+        kinds = sorted(k for k in by_kind if k)
+        if node.kind != MAPPING:
             return self.wrong_type(node, "a mapping with `kind`")
         pairs = self.pairs(node)
         if "kind" not in pairs:
             return self.report(
-                "missing-key",
-                node,
-                "missing key `kind`",
-                "kind is one of " + ", ".join(sorted(k for k in by_kind if k)),
+                "missing-key", node, "missing key `kind`", "kind is one of " + ", ".join(kinds)
             )
         kind_node = pairs["kind"][1]
-        cls = by_kind.get(kind_node.value) if isinstance(kind_node, yaml.ScalarNode) else None
+        value = str(kind_node.value) if kind_node.kind == SCALAR else ""
+        cls = by_kind.get(value)
         if cls is None:
-            value = kind_node.value if isinstance(kind_node, yaml.ScalarNode) else ""
-            hint = suggest(value, [k for k in by_kind if k]) or (
-                "kind is one of " + ", ".join(sorted(k for k in by_kind if k))
+            return self.report(
+                "wrong-type",
+                kind_node,
+                f"unknown kind `{value}`",
+                suggest(value, kinds) or "kind is one of " + ", ".join(kinds),
             )
-            return self.report("wrong-type", kind_node, f"unknown kind `{value}`", hint)
         return self.record(node, cls)
 
-    # -- records -------------------------------------------------------------------------
-    def record(self, node: yaml.Node, cls: type) -> Any:
-        if not isinstance(node, yaml.MappingNode):
+    def record(self, node: YNode, cls: type) -> Any:
+        if node.kind != MAPPING:
             return self.wrong_type(node, f"a mapping ({cls.__name__})")
-        hints, required, names = _fields(cls)
-        pairs = self.pairs(node)
-        locs: dict[str, Location] = {}
+        plans, required, names = _record_fields(cls)
+        locs: Locs = {}
         values: dict[str, Any] = {}
         failed = False
+        pairs = self.pairs(node)
         for name, (key_node, value_node) in pairs.items():
-            hint = hints.get(name)
-            if hint is None:
+            plan = plans.get(name)
+            if plan is None:
                 self.report(
                     "unknown-key",
                     key_node,
@@ -381,7 +434,8 @@ class Converter:
                     suggest(name, names) or "allowed: " + ", ".join(names),
                 )
                 continue
-            value = self.convert(value_node, hint, locs, name)
+            locs[name] = (value_node.line, value_node.column)
+            value = plan(self, value_node, locs, name)
             if value is INVALID:
                 failed = failed or name in required
                 continue
@@ -399,20 +453,20 @@ class Converter:
         return cls(**values)
 
 
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
+def _children(node: YNode) -> list[YNode]:
+    if node.kind == SEQUENCE:
+        return node.value  # type: ignore[return-value]
+    if node.kind == MAPPING:
+        return [n for pair in node.value for n in pair]  # type: ignore[attr-defined]
     return []
 
 
-def _expanded_size(root: yaml.Node) -> int | yaml.Node:
-    """Values the tree holds once aliases are expanded (linear time, shared nodes counted once
+def _expanded_size(root: YNode) -> int | YNode:
+    """Values the tree holds once aliases are expanded (linear time, a shared node counted once
     per use); or the node where an alias refers back into itself."""
     size: dict[int, int] = {}
     open_nodes: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    stack: list[tuple[YNode, bool]] = [(root, False)]
     while stack:
         node, finished = stack.pop()
         key = id(node)
@@ -422,8 +476,6 @@ def _expanded_size(root: yaml.Node) -> int | yaml.Node:
             continue
         if key in size:
             continue
-        if key in open_nodes:
-            return node
         open_nodes.add(key)
         stack.append((node, True))
         for child in _children(node):

@@ -58,7 +58,7 @@ def read_file(path: Path) -> tuple[SourceFile | None, list[Finding]]:
         return None, [result.finding]
     assert result.node is not None
     converter = Converter(str(path))
-    value = converter.convert_root(result.node, SourceFile)
+    value = converter.convert_root(result.node, SourceFile, result.aliased)
     return (None if value is INVALID else value), converter.findings
 
 

@@ -12,18 +12,16 @@ from dataclasses import dataclass
 import yaml
 
 from compiler.diagnostics import Finding, Location
+from compiler.load.nodes import ComposeError, YNode, compose
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
 
 
 @dataclass(frozen=True, slots=True)
 class ReadResult:
-    node: yaml.Node | None
+    node: YNode | None
     finding: Finding | None
+    aliased: bool = False
 
 
 def _failure(rule: str, loc: Location, message: str, hint: str) -> ReadResult:
@@ -82,7 +80,11 @@ def _decode(path: str, data: bytes) -> str | ReadResult:
 
 def _compose(path: str, text: str) -> ReadResult:
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        composed = compose(text)
+    except ComposeError as err:
+        return _failure(
+            "yaml-syntax", Location(path, err.line, err.column), str(err), "fix the YAML here"
+        )
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         loc = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
@@ -98,14 +100,14 @@ def _compose(path: str, text: str) -> ReadResult:
             "the document is nested too deeply to read",
             "data files need only a few levels of nesting",
         )
-    if node is None:
+    if composed.root is None:
         return _failure(
             "empty-file",
             Location(path),
             "file holds no data",
             "add a section such as `units:`, or delete the file",
         )
-    return ReadResult(node, None)
+    return ReadResult(composed.root, None, composed.aliased)
 
 
 def read_yaml(path: str) -> ReadResult:

@@ -15,7 +15,7 @@ Number = int | float
 Limit = int | float | str
 
 INTERNAL: Mapping[str, Any] = MappingProxyType({"internal": True})
-EMPTY_LOCS: Mapping[str, Location] = MappingProxyType({})
+EMPTY_LOCS: Mapping[str, tuple[int, int]] = MappingProxyType({})
 
 
 def doc(text: str, **extra: Any) -> dict[str, Any]:
@@ -28,7 +28,7 @@ class Node:
     """Base of every record read from YAML: where it starts and where each field's value sits."""
 
     loc: Location = field(default=NOWHERE, metadata=INTERNAL, compare=False, repr=False)
-    locs: Mapping[str, Location] = field(
+    locs: Mapping[str, tuple[int, int]] = field(
         default_factory=lambda: EMPTY_LOCS, metadata=INTERNAL, compare=False, repr=False
     )
 
@@ -38,7 +38,7 @@ class Node:
         while probe:
             found = self.locs.get(probe)
             if found is not None:
-                return found
+                return Location(self.loc.path, found[0], found[1])
             probe = probe.rpartition(".")[0]
         return self.loc
 

@@ -28,6 +28,7 @@ class Place:
     zones: frozenset[str] = frozenset()
     tags: frozenset[str] = frozenset()
     owner: str = ""
+    port: str = ""
     loc: Location | None = None
 
 

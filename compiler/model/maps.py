@@ -24,6 +24,7 @@ class Box(Node):
     kind: Literal["holding", "display", "pile", "hand", "track", "other"] = field(
         default="holding", metadata=doc("Box kind.")
     )
+    tags: tuple[str, ...] = field(default=(), metadata=doc("Tags for selectors."))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

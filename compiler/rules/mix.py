@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import CounterMix, MarkerSupply, MixLimit
@@ -22,7 +23,7 @@ def check_counter_mix(ctx: Context, c: CounterMix) -> Iterator[Finding]:
 
 def _mix_limit(ctx: Context, c: CounterMix, limit: MixLimit) -> Iterator[Finding]:
     game = ctx.game
-    units = [u for u in game.units if matches(limit.where, lambda n, u=u: unit_attr(game, u, n))]
+    units = [u for u in game.units if matches(limit.where, partial(unit_attr, game, u))]
     most = bound(ctx, limit.max, "")
     assert most is not None
     total = sum(u.copies for u in units)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import AttachmentLimit, StackWith
@@ -47,7 +48,7 @@ def check_stack_with(ctx: Context, c: StackWith) -> Iterator[Finding]:
     for view in views(ctx, c):
         groups = view.by_location()
         for piece in view.setup:
-            if not matches(c.where, lambda n, p=piece: placement_attr(ctx.game, p, n)):
+            if not matches(c.where, partial(placement_attr, ctx.game, piece)):
                 continue
             mates = [o for o in groups.get(piece.at, []) if _partner_ok(ctx, c, piece, o)]
             wanted = getattr(piece.entry, "attached_to", "")
@@ -77,7 +78,7 @@ def _weight(c: AttachmentLimit, child: Formation) -> float:
 def check_attachment(ctx: Context, c: AttachmentLimit) -> Iterator[Finding]:
     game = ctx.game
     for parent in game.formations:
-        if not matches(c.parents, lambda n, f=parent: formation_attr(f, n)):
+        if not matches(c.parents, partial(formation_attr, parent)):
             continue
         children = [f for f in game.formations if f.parent == parent.id]
         if c.arm_match:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from compiler.model.cards import Card
@@ -122,34 +123,68 @@ def place_attr(game: GameData, place: Place, name: str) -> Any:
     if name == "water":
         terrain = next((t for t in game.game.terrain if t.id == place.terrain), None)
         return bool(terrain and terrain.water)
-    if name in ("id", "map", "kind", "terrain", "tags", "owner"):
+    if name in ("id", "map", "kind", "terrain", "tags", "owner", "port"):
         return getattr(place, name)
     return MISSING
 
 
-def _equal(actual: Any, wanted: Any) -> bool:
-    if isinstance(actual, bool) or isinstance(wanted, bool):
-        return actual is wanted
-    if isinstance(actual, int | float) and isinstance(wanted, int | float):
-        return actual == wanted
-    return str(actual) == str(wanted)
+def _norm(value: Any) -> tuple[str, Any]:
+    """Selector comparison key: numbers compare as numbers, booleans as booleans, else text."""
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, int | float):
+        return ("n", float(value))
+    return ("s", str(value))
+
+
+@dataclass(frozen=True, slots=True)
+class _Test:
+    """One selector entry: a value matches if it is one of `accept`, or if there are "!" entries
+    and it is none of them (`[!a, !b]` means neither a nor b)."""
+
+    name: str
+    accept: frozenset[tuple[str, Any]]
+    reject: frozenset[tuple[str, Any]]
+
+    def ok(self, actual: Any) -> bool:
+        if actual is MISSING:
+            return bool(self.reject)
+        if isinstance(actual, Collection) and not isinstance(actual, str):
+            keys = {_norm(a) for a in actual}
+            return bool(self.accept & keys) or bool(self.reject and not self.reject & keys)
+        key = _norm(actual)
+        return key in self.accept or bool(self.reject and key not in self.reject)
+
+
+def _compile_entry(name: str, wanted: Any) -> _Test:
+    options = wanted if isinstance(wanted, tuple) else (wanted,)
+    accept = frozenset(_norm(w) for w in options if not (isinstance(w, str) and w[:1] == "!"))
+    reject = frozenset(_norm(w[1:]) for w in options if isinstance(w, str) and w[:1] == "!")
+    return _Test(name, accept, reject)
+
+
+_COMPILED: dict[int, tuple[Selector, tuple[_Test, ...]]] = {}
+
+
+def compiled(selector: Selector) -> tuple[_Test, ...]:
+    """The selector's tests, built once per selector object."""
+    cached = _COMPILED.get(id(selector))
+    if cached is None or cached[0] is not selector:
+        cached = (selector, tuple(_compile_entry(n, w) for n, w in selector.items()))
+        _COMPILED[id(selector)] = cached
+    return cached[1]
 
 
 def value_matches(actual: Any, wanted: Any) -> bool:
     """Does an attribute value satisfy one selector entry (value, list, or "!value")?"""
-    if isinstance(wanted, tuple):
-        return any(value_matches(actual, w) for w in wanted)
-    negate = isinstance(wanted, str) and wanted.startswith("!")
-    target = wanted[1:] if negate else wanted
-    if actual is MISSING:
-        hit = False
-    elif isinstance(actual, Collection) and not isinstance(actual, str):
-        hit = any(_equal(a, target) for a in actual)
-    else:
-        hit = _equal(actual, target)
-    return hit != negate
+    return _compile_entry("", wanted).ok(actual)
 
 
-def matches(selector: Selector, lookup: Any) -> bool:
+def matches(selector: Selector, lookup: Callable[[str], Any]) -> bool:
     """`lookup(name)` gives an attribute; every selector entry must match."""
-    return all(value_matches(lookup(name), wanted) for name, wanted in selector.items())
+    if not selector:
+        return True
+    for test in compiled(selector):
+        if not test.ok(lookup(test.name)):
+            return False
+    return True

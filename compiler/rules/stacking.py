@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import Cap, MixedSides, SetupZone, Stacking
@@ -45,9 +46,7 @@ def _stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
         for pieces in view.by_location().values():
             if not _place_matches(ctx, c.locations, pieces[0].place):
                 continue
-            counted = [
-                p for p in pieces if matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))
-            ]
+            counted = [p for p in pieces if matches(c.where, partial(placement_attr, ctx.game, p))]
             for cap in c.caps:
                 yield from _cap(ctx, c, cap, counted, view.scenario.title)
 
@@ -82,7 +81,7 @@ def check_mixed_sides(ctx: Context, c: MixedSides) -> Iterator[Finding]:
             counted = [
                 p
                 for p in pieces
-                if p.side and matches(c.where, lambda n, p=p: placement_attr(ctx.game, p, n))
+                if p.side and matches(c.where, partial(placement_attr, ctx.game, p))
             ]
             sides = {p.side for p in counted}
             if len(sides) > 1:
@@ -103,7 +102,7 @@ def check_setup_zone(ctx: Context, c: SetupZone) -> Iterator[Finding]:
         for placement in pieces:
             if placement.place is None:
                 continue
-            if not matches(c.where, lambda n, p=placement: placement_attr(ctx.game, p, n)):
+            if not matches(c.where, partial(placement_attr, ctx.game, placement)):
                 continue
             allowed = _place_matches(ctx, c.allowed, placement.place)
             forbidden = c.forbidden is not None and _place_matches(

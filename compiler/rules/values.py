@@ -10,7 +10,16 @@ from typing import Any
 
 from compiler.diagnostics import Finding, Location
 from compiler.model.constraints import FieldCompare, ValueRange
-from compiler.rules.base import ParamError, bound, finding, fmt, in_titles, number, param_finding
+from compiler.rules.base import (
+    Bound,
+    ParamError,
+    bound,
+    finding,
+    fmt,
+    in_titles,
+    number,
+    param_finding,
+)
 from compiler.rules.base import views as scenario_views
 from compiler.rules.context import Context, Placement
 from compiler.rules.select import (
@@ -79,43 +88,47 @@ def check_range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
 
 
 def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
+    limits: dict[str, tuple[Bound | None, Bound | None]] = {}
     for subject in subjects(ctx, c.target, c):
         if not in_titles(c, subject.title) or not matches(c.where, subject.attr):
             continue
         value = subject.attr(c.path)
-        where = subject.where(_value_path(c.path))
         if value is MISSING:
             if c.required:
-                yield finding(c, where, f"{subject.name} has no `{c.path}`")
+                yield finding(
+                    c, subject.where(_value_path(c.path)), f"{subject.name} has no `{c.path}`"
+                )
             continue
-        yield from _judge(ctx, c, subject, value, where)
+        if subject.title not in limits:
+            limits[subject.title] = (
+                bound(ctx, c.min, subject.title),
+                bound(ctx, c.max, subject.title),
+            )
+        low, high = limits[subject.title]
+        for problem in _problems(c, value, low, high):
+            yield finding(
+                c, subject.where(_value_path(c.path)), f"{subject.name} has {c.path} {problem}"
+            )
 
 
-def _judge(
-    ctx: Context, c: ValueRange, subject: Subject, value: Any, where: Location
-) -> Iterator[Finding]:
-    if c.allowed and not any(_same(value, a) for a in c.allowed):
-        shown = ", ".join(fmt(a) for a in c.allowed)
-        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}; allowed: {shown}")
-        return
-    low = bound(ctx, c.min, subject.title)
-    high = bound(ctx, c.max, subject.title)
+def _problems(c: ValueRange, value: Any, low: Bound | None, high: Bound | None) -> list[str]:
+    if c.allowed:
+        if any(_same(value, a) for a in c.allowed):
+            return []
+        return [f"{fmt(value)}; allowed: " + ", ".join(fmt(a) for a in c.allowed)]
     if low is None and high is None and not c.integer:
-        return
+        return []
     amount = number(value)
     if amount is None:
-        yield finding(c, where, f"{subject.name} has {c.path} `{value}`, which is not a number")
-        return
+        return [f"`{value}`, which is not a number"]
+    problems = []
     if c.integer and not amount.is_integer():
-        yield finding(c, where, f"{subject.name} has {c.path} {fmt(value)}; it must be whole")
+        problems.append(f"{fmt(value)}; it must be whole")
     if low is not None and amount < low.value:
-        yield finding(
-            c, where, f"{subject.name} has {c.path} {fmt(value)}, below the minimum of {low.label}"
-        )
+        problems.append(f"{fmt(value)}, below the minimum of {low.label}")
     if high is not None and amount > high.value:
-        yield finding(
-            c, where, f"{subject.name} has {c.path} {fmt(value)}, above the maximum of {high.label}"
-        )
+        problems.append(f"{fmt(value)}, above the maximum of {high.label}")
+    return problems
 
 
 def _same(value: Any, allowed: Any) -> bool:

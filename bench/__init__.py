@@ -1,0 +1,1 @@
+"""Benchmarks and the generated games they (and the property tests) run on."""
