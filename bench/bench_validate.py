@@ -58,8 +58,10 @@ def main() -> int:
     placements = sum(len(s) for s in spec.scenarios)
     total = best_load + best_check
     out = sys.stdout.write
-    out(f"counters: {len(spec.units):,}  scenarios: {len(spec.scenarios)}  "
-        f"placements: {placements:,}  YAML values: {values:,}  findings: {len(findings)}\n")
+    out(
+        f"counters: {len(spec.units):,}  scenarios: {len(spec.scenarios)}  "
+        f"placements: {placements:,}  YAML values: {values:,}  findings: {len(findings)}\n"
+    )
     out(f"load:     {best_load:6.3f} s  ({values / best_load:,.0f} values/s)\n")
     out(f"validate: {best_check:6.3f} s  ({placements / best_check:,.0f} placements/s)\n")
     out(f"total:    {total:6.3f} s  (target < 2 s; best of {args.repeat})\n")

@@ -50,14 +50,18 @@ def hex_id(col: int, row: int) -> str:
 
 def _unit_line(u: UnitSpec) -> str:
     if u.kind == "leader":
-        return (f"  - {{id: {u.id}, name: {u.id}, side: {u.side}, nationality: {u.side}land, "
-                f"type: leader, leader: {{kind: corps, commands: {u.formation}}}}}\n")
+        return (
+            f"  - {{id: {u.id}, name: {u.id}, side: {u.side}, nationality: {u.side}land, "
+            f"type: leader, leader: {{kind: corps, commands: {u.formation}}}}}\n"
+        )
     size = {"division": "XX", "brigade": "X", "artillery": "III"}[u.kind]
     unit_type = "artillery" if u.kind == "artillery" else "infantry"
     back = "" if u.kind == "artillery" else f", back: {{strength: {u.reduced}, movement: 4}}"
-    return (f"  - {{id: {u.id}, name: {{en: Unit {u.id}, ja: 部隊 {u.id}}}, side: {u.side}, "
-            f"nationality: {u.side}land, type: {unit_type}, size: {size}, formation: {u.formation}, "
-            f"front: {{strength: {u.strength}, movement: 4}}{back}, steps: 2}}\n")
+    return (
+        f"  - {{id: {u.id}, name: {{en: Unit {u.id}, ja: 部隊 {u.id}}}, side: {u.side}, "
+        f"nationality: {u.side}land, type: {unit_type}, size: {size}, formation: {u.formation}, "
+        f"front: {{strength: {u.strength}, movement: 4}}{back}, steps: 2}}\n"
+    )
 
 
 GAME_YAML = """\
@@ -118,31 +122,42 @@ def write_game(folder: Path, spec: GameSpec, turns: int = 20) -> None:
     (folder / "scenarios").mkdir(exist_ok=True)
     turn_lines = "\n".join(f"    - {{n: {n}}}" for n in range(1, turns + 1))
     (folder / "game.yaml").write_text(
-        GAME_YAML % {"turns": turn_lines, "max_manpower": MAX_MANPOWER}, encoding="utf-8")
+        GAME_YAML % {"turns": turn_lines, "max_manpower": MAX_MANPOWER}, encoding="utf-8"
+    )
     (folder / "rules.yaml").write_text(RULES_YAML % {"cap": CAP_DIVISIONS}, encoding="utf-8")
     (folder / "map.yaml").write_text(
         "maps:\n  - id: main\n    name: Main\n    kind: hex\n    grid:\n"
         '      id_format: "{col:02d}.{row:02d}"\n'
         f"      sheets: [{{id: A, columns: [1, {spec.columns}], rows: [1, {spec.rows}]}}]\n",
-        encoding="utf-8")
-    parts = ["unit_types:\n  - {id: infantry, name: Infantry, symbol: infantry}\n"
-             "  - {id: artillery, name: Artillery, symbol: artillery}\n"
-             "  - {id: leader, name: Leader, category: leader, symbol: leader}\n",
-             "formations:\n"]
-    parts += [f"  - {{id: {fid}, name: {fid}, side: {side}, level: division}}\n"
-              for fid, side in spec.formations.items()]
-    parts.append("markers:\n  - {id: strength, name: Strength, kind: strength, "
-                 f"values: [{', '.join(str(v) for v in range(1, 22))}], copies: 100000}}\n")
+        encoding="utf-8",
+    )
+    parts = [
+        "unit_types:\n  - {id: infantry, name: Infantry, symbol: infantry}\n"
+        "  - {id: artillery, name: Artillery, symbol: artillery}\n"
+        "  - {id: leader, name: Leader, category: leader, symbol: leader}\n",
+        "formations:\n",
+    ]
+    parts += [
+        f"  - {{id: {fid}, name: {fid}, side: {side}, level: division}}\n"
+        for fid, side in spec.formations.items()
+    ]
+    parts.append(
+        "markers:\n  - {id: strength, name: Strength, kind: strength, "
+        f"values: [{', '.join(str(v) for v in range(1, 22))}], copies: 100000}}\n"
+    )
     parts.append("units:\n")
     parts += [_unit_line(u) for u in spec.units]
     (folder / "units.yaml").write_text("".join(parts), encoding="utf-8")
     for index, placements in enumerate(spec.scenarios, start=1):
-        lines = [f"scenarios:\n  - id: s{index}\n    name: Scenario {index}\n"
-                 f"    last_turn: {turns}\n    setup:\n"]
+        lines = [
+            f"scenarios:\n  - id: s{index}\n    name: Scenario {index}\n"
+            f"    last_turn: {turns}\n    setup:\n"
+        ]
         for p in placements:
             face = "" if p.face == "front" else f", face: {p.face}"
-            state = (f", state: {{manpower: {p.manpower}, fatigue: {p.fatigue}}}"
-                     if p.manpower else "")
+            state = (
+                f", state: {{manpower: {p.manpower}, fatigue: {p.fatigue}}}" if p.manpower else ""
+            )
             lines.append(f"      - {{at: {p.hex}, unit: {p.unit}{face}{state}}}\n")
         (folder / "scenarios" / f"s{index}.yaml").write_text("".join(lines), encoding="utf-8")
 
@@ -159,8 +174,9 @@ def random_spec(units_per_side: int, scenarios: int, per_scenario: int, seed: in
             formations[formation] = side
             kind = "leader" if n % 10 == 0 else rng.choice(("division", "brigade", "artillery"))
             strength = rng.randint(1, 9)
-            units.append(UnitSpec(f"{side}-{n}", side, kind, strength,
-                                  rng.randint(0, strength), formation))
+            units.append(
+                UnitSpec(f"{side}-{n}", side, kind, strength, rng.randint(0, strength), formation)
+            )
     side_units = math.ceil(per_scenario / 2)
     columns = max(10, math.ceil(math.sqrt(side_units * 2)) * 2)
     rows = columns
@@ -168,14 +184,18 @@ def random_spec(units_per_side: int, scenarios: int, per_scenario: int, seed: in
     return GameSpec(units, all_scenarios, columns, rows, formations)
 
 
-def _scenario(rng: random.Random, units: list[UnitSpec], count: int, columns: int,
-              rows: int) -> list[Placement]:
+def _scenario(
+    rng: random.Random, units: list[UnitSpec], count: int, columns: int, rows: int
+) -> list[Placement]:
     combat = [u for u in units if u.kind != "leader"]
     chosen = rng.sample(combat, min(count, len(combat)))
-    cells = rng.sample([(c, r) for c in range(1, columns + 1) for r in range(1, rows + 1)],
-                       len(chosen))
-    placements = [Placement(u.id, hex_id(c, r), rng.randint(1, MAX_MANPOWER), rng.randint(0, 4))
-                  for u, (c, r) in zip(chosen, cells, strict=True)]
+    cells = rng.sample(
+        [(c, r) for c in range(1, columns + 1) for r in range(1, rows + 1)], len(chosen)
+    )
+    placements = [
+        Placement(u.id, hex_id(c, r), rng.randint(1, MAX_MANPOWER), rng.randint(0, 4))
+        for u, (c, r) in zip(chosen, cells, strict=True)
+    ]
     leaders = {u.formation: u for u in units if u.kind == "leader"}
     for placement, unit in zip(list(placements), chosen, strict=True):
         leader = leaders.pop(unit.formation, None)

@@ -59,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     listing.add_argument("games", nargs="*", metavar="GAME", help="games to list (default: all)")
+    rules = commands.add_parser(
+        "rules",
+        help="print the rule catalogue (Markdown)",
+        description="Print built-in rules, constraint kinds and each game's rules as Markdown.",
+        parents=[common],
+    )
+    rules.add_argument("games", nargs="*", metavar="GAME", help="games to include (default: all)")
     schema = commands.add_parser(
         "schema",
         help="write the JSON Schema of the data files",
@@ -119,6 +126,19 @@ def _list(args: argparse.Namespace) -> int:
     return EXIT_USAGE if failed else EXIT_OK
 
 
+def _rules(args: argparse.Namespace) -> int:
+    from compiler.catalogue import catalogue
+
+    games = []
+    for folder in resolve_games(args.games, args.sources):
+        report = check_game(folder)
+        if report.game is None:
+            raise UsageError(f"{folder.name} cannot be loaded; run `countermix validate`")
+        games.append(report.game)
+    sys.stdout.write(catalogue(games))
+    return EXIT_OK
+
+
 def _schema(args: argparse.Namespace) -> int:
     from compiler.schema import schema_json
 
@@ -135,7 +155,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"validate": _validate, "list": _list, "schema": _schema}
+    handlers = {"validate": _validate, "list": _list, "rules": _rules, "schema": _schema}
     try:
         return handlers[args.command](args)
     except UsageError as err:

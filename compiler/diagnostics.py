@@ -83,9 +83,14 @@ def _caret_line(text: str, column: int) -> str:
     return pad + "^"
 
 
+def section(reference: str) -> str:
+    """ "2.2" → "§2.2"; page or named references ("p.2", "Components") stay as written."""
+    return f"§{reference}" if reference[:1].isdigit() else reference
+
+
 def render_text(finding: Finding) -> str:
     """Compiler-style text: position, rule, message, source line, hint, related places."""
-    ref = f" (rules §{finding.reference})" if finding.reference else ""
+    ref = f" (rules {section(finding.reference)})" if finding.reference else ""
     head = f"{finding.location}: {finding.severity.value}[{finding.rule}]: {finding.message}{ref}"
     lines = [head]
     src = _source_line(finding.location.path, finding.location.line)

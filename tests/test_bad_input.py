@@ -42,10 +42,12 @@ BAD_FILES: list[tuple[str, bytes, str, int, int]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "content", "rule", "line", "column"), BAD_FILES,
-                         ids=[case[0] for case in BAD_FILES])
-def test_bad_file_gives_one_clear_finding(mini: Path, name: str, content: bytes, rule: str,
-                                          line: int, column: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "content", "rule", "line", "column"), BAD_FILES, ids=[case[0] for case in BAD_FILES]
+)
+def test_bad_file_gives_one_clear_finding(
+    mini: Path, name: str, content: bytes, rule: str, line: int, column: int
+) -> None:
     bad = mini / "bad.yaml"
     bad.write_bytes(content)
     found = [f for f in findings_of(mini) if f.location.path == str(bad)]
@@ -97,7 +99,11 @@ def test_validate_writes_nothing_under_the_sources(mini: Path) -> None:
     before = _snapshot(mini.parent)
     result = subprocess.run(
         [sys.executable, "-m", "compiler", "validate", "--sources", str(mini.parent)],
-        capture_output=True, text=True, cwd=mini.parent, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        cwd=mini.parent,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr + result.stdout

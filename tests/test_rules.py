@@ -23,7 +23,13 @@ CASES = [
     Case("clean", (), ()),
     Case(
         "manpower above the title's maximum (AAA: 8)",
-        ((SCEN, "units: [r-inf-1], state: {manpower: 7}", "units: [r-inf-1], state: {manpower: 9}"),),
+        (
+            (
+                SCEN,
+                "units: [r-inf-1], state: {manpower: 7}",
+                "units: [r-inf-1], state: {manpower: 9}",
+            ),
+        ),
         ((SCEN, "manpower: 9", "max-manpower"),),
     ),
     Case(
@@ -38,8 +44,13 @@ CASES = [
     ),
     Case(
         "reduced side stronger than the full side",
-        (("units.yaml", "back: {strength: 2, movement: 3}\n    steps: 2",
-          "back: {strength: 5, movement: 3}\n    steps: 2"),),
+        (
+            (
+                "units.yaml",
+                "back: {strength: 2, movement: 3}\n    steps: 2",
+                "back: {strength: 5, movement: 3}\n    steps: 2",
+            ),
+        ),
         (("units.yaml", "back: {strength: 5", "reduced-not-stronger"),),
     ),
     Case(
@@ -49,9 +60,14 @@ CASES = [
     ),
     Case(
         "a reduced division and a brigade weigh 1: not over-stacked",
-        ((SCEN, "{at: N0303, unit: b-inf-1, state: {manpower: 6, fatigue: 0}}",
-          "{at: N0404, unit: b-inf-1, face: back, state: {manpower: 6, fatigue: 0}}"),
-         (SCEN, "{at: N0303, unit: b-ldr, attached_to: b-inf-1}", "{at: N0404, unit: b-ldr}")),
+        (
+            (
+                SCEN,
+                "{at: N0303, unit: b-inf-1, state: {manpower: 6, fatigue: 0}}",
+                "{at: N0404, unit: b-inf-1, face: back, state: {manpower: 6, fatigue: 0}}",
+            ),
+            (SCEN, "{at: N0303, unit: b-ldr, attached_to: b-inf-1}", "{at: N0404, unit: b-ldr}"),
+        ),
         (),
     ),
     Case(
@@ -66,14 +82,21 @@ CASES = [
     ),
     Case(
         "counter mix holds more Blue counters than the rules give",
-        (("units.yaml", "title: AAA, front: {strength: 1, movement: 2}, copies: 2}",
-          "title: AAA, front: {strength: 1, movement: 2}, copies: 3}"),),
+        (
+            (
+                "units.yaml",
+                "title: AAA, front: {strength: 1, movement: 2}, copies: 2}",
+                "title: AAA, front: {strength: 1, movement: 2}, copies: 3}",
+            ),
+        ),
         (("units.yaml", "id: b-ldr", "counter-mix-blue"),),
     ),
     Case(
         "setup needs three strength-6 markers; the mix has two",
-        ((SCEN, "unit: b-art-1, state: {manpower: 2}", "unit: b-art-1, state: {manpower: 6}"),
-         (SCEN, "state: {manpower: 5}", "state: {manpower: 6}")),
+        (
+            (SCEN, "unit: b-art-1, state: {manpower: 2}", "unit: b-art-1, state: {manpower: 6}"),
+            (SCEN, "state: {manpower: 5}", "state: {manpower: 6}"),
+        ),
         ((SCEN, "turn: 2", "strength-markers"),),
     ),
     Case(
@@ -99,8 +122,10 @@ CASES = [
     Case(
         "duplicate unit id",
         (("units.yaml", "id: r-inf-2,", "id: r-inf-1,"),),
-        (("units.yaml", "name: Red Line", "duplicate-id"),
-         (SCEN, "units: [r-inf-2]", "unresolved-reference")),
+        (
+            ("units.yaml", "name: Red Line", "duplicate-id"),
+            (SCEN, "units: [r-inf-2]", "unresolved-reference"),
+        ),
     ),
     Case(
         "unknown formation",
@@ -124,13 +149,25 @@ CASES = [
     ),
     Case(
         "more copies used than exist",
-        ((SCEN, "    reinforcements:", "      - {at: N0202, unit: b-art-1}\n"
-          "      - {at: N0203, unit: b-art-1}\n    reinforcements:"),),
+        (
+            (
+                SCEN,
+                "    reinforcements:",
+                "      - {at: N0202, unit: b-art-1}\n"
+                "      - {at: N0203, unit: b-art-1}\n    reinforcements:",
+            ),
+        ),
         ((SCEN, "at: N0203", "too-many-copies"), (SCEN, "at: N0203", "counter-mix-blue")),
     ),
     Case(
         "set up on a back side it does not have",
-        ((SCEN, "unit: b-art-1, state: {manpower: 2}}", "unit: b-art-1, face: back, state: {manpower: 2}}"),),
+        (
+            (
+                SCEN,
+                "unit: b-art-1, state: {manpower: 2}}",
+                "unit: b-art-1, face: back, state: {manpower: 2}}",
+            ),
+        ),
         ((SCEN, "unit: b-art-1", "no-back-side"),),
     ),
     Case(
@@ -145,7 +182,13 @@ CASES = [
     ),
     Case(
         "formation cycle",
-        (("units.yaml", "level: army, attachment_limit: 2}", "level: army, parent: blue-i, attachment_limit: 2}"),),
+        (
+            (
+                "units.yaml",
+                "level: army, attachment_limit: 2}",
+                "level: army, parent: blue-i, attachment_limit: 2}",
+            ),
+        ),
         (("units.yaml", "id: blue-army", "reference-cycle"),),
     ),
     Case(
@@ -170,7 +213,13 @@ CASES = [
     ),
     Case(
         "duplicate key",
-        (("units.yaml", "    steps: 2\n  - {id: b-inf-2", "    steps: 2\n    steps: 3\n  - {id: b-inf-2"),),
+        (
+            (
+                "units.yaml",
+                "    steps: 2\n  - {id: b-inf-2",
+                "    steps: 2\n    steps: 3\n  - {id: b-inf-2",
+            ),
+        ),
         (("units.yaml", "steps: 3", "duplicate-key"),),
     ),
     Case(

@@ -1,0 +1,103 @@
+"""The command line: exit codes, text and JSON output, list, schema, help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from compiler.cli import main
+from compiler.load.game import data_files
+from compiler.schema import schema
+from tests.conftest import DATA, SOURCES, replace_in
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_clean_game_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["validate", str(DATA / "mini")], capsys)
+    assert code == 0
+    assert out.strip().startswith("mini: ok")
+
+
+def test_findings_exit_one_with_compiler_style_text(
+    mini: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace_in(mini / "scenarios" / "first.yaml", "fatigue: 0", "fatigue: 7")
+    code, out, _ = run(["validate", str(mini)], capsys)
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith(str(mini / "scenarios" / "first.yaml").lstrip("/")) or ":8:" in first
+    assert "error[fatigue-range]" in first and "(rules §2.2)" in first
+    assert "  hint: " in out and "^" in out
+    assert "mini: 1 error(s)" in out
+
+
+def test_duplicate_names_both_places(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    replace_in(mini / "units.yaml", "id: r-inf-2,", "id: r-inf-1,")
+    _, out, _ = run(["validate", str(mini)], capsys)
+    assert "error[duplicate-id]" in out
+    assert "note: `r-inf-1` is first defined here" in out
+
+
+def test_json_format(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    replace_in(mini / "scenarios" / "first.yaml", "fatigue: 0", "fatigue: 7")
+    code, out, _ = run(["validate", "--format", "json", str(mini)], capsys)
+    assert code == 1
+    payload = json.loads(out)
+    assert payload[0]["game"] == "mini"
+    (finding,) = payload[0]["findings"]
+    assert finding["rule"] == "fatigue-range" and finding["line"] == 8
+    assert finding["file"].endswith("scenarios/first.yaml") and finding["reference"] == "2.2"
+
+
+def test_usage_errors_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["validate", "--sources", "/nonexistent"], capsys)[0] == 2
+    with pytest.raises(SystemExit) as raised:
+        main(["frobnicate"])
+    assert raised.value.code == 2
+
+
+def test_list_shows_scenarios_and_turns(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["list", "--sources", str(DATA)], capsys)
+    assert code == 0
+    assert "mini  Mini War / ミニ戦争" in out
+    assert "scenario first  [AAA] First Clash  turns 1–3" in out
+
+
+@pytest.mark.parametrize("command", [[], ["validate"], ["list"], ["schema"]])
+def test_help_everywhere(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main([*command, "--help"])
+    assert raised.value.code == 0
+    assert "usage: countermix" in capsys.readouterr().out
+
+
+def test_schema_written_to_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "schema.json"
+    assert run(["schema", "-o", str(target)], capsys)[0] == 0
+    assert json.loads(target.read_text(encoding="utf-8")) == schema()
+
+
+def _all_data_files() -> list[Path]:
+    games = [DATA / "mini", *sorted(p for p in SOURCES.iterdir() if p.is_dir())]
+    return [path for game in games for path in data_files(game)]
+
+
+@pytest.mark.parametrize("path", _all_data_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_schema_accepts_every_data_file(path: Path) -> None:
+    """The JSON Schema an editor uses agrees with the loader on every real data file."""
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema())
+
+
+def test_schema_rejects_an_unknown_key() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"units": [{"id": "a", "nme": "x"}]}, schema())
