@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
-.venv/bin/ruff check compiler tests bench
-.venv/bin/ruff format --check compiler tests bench
+.venv/bin/ruff check compiler tests bench scripts
+.venv/bin/ruff format --check compiler tests bench scripts
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.diagnostics import Finding, Location, Related
+from compiler.gcpause import no_cyclic_gc
 from compiler.load.convert import INVALID, Converter
 from compiler.load.places import build_places
 from compiler.load.yamlread import read_yaml
@@ -64,6 +65,11 @@ def read_file(path: Path) -> tuple[SourceFile | None, list[Finding]]:
 
 def load_game(folder: Path) -> LoadResult:
     """Read, convert and merge a game folder; never raises for bad data."""
+    with no_cyclic_gc():
+        return _load_game(folder)
+
+
+def _load_game(folder: Path) -> LoadResult:
     files = data_files(folder)
     if not files:
         loc = Location(str(folder))

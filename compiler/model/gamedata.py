@@ -54,6 +54,7 @@ class GameData:
     _formations: dict[str, Formation] = field(default_factory=dict, repr=False)
     _titles: dict[str, Title] = field(default_factory=dict, repr=False)
     _decks: dict[str, Deck] = field(default_factory=dict, repr=False)
+    _scenario_maps: dict[str, tuple[GameMap, ...]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for name, records in (
@@ -91,11 +92,18 @@ class GameData:
         return self.game.params.get(name)
 
     def scenario_maps(self, scenario: Scenario) -> tuple[GameMap, ...]:
-        if scenario.maps:
-            return tuple(m for m in self.maps if m.id in scenario.maps)
-        if scenario.title:
-            return tuple(m for m in self.maps if m.title in ("", scenario.title))
-        return self.maps
+        """The maps a scenario uses: its `maps`, else its title's and untitled maps."""
+        key = f"{scenario.title}|{'|'.join(scenario.maps)}"
+        found = self._scenario_maps.get(key)
+        if found is None:
+            if scenario.maps:
+                found = tuple(m for m in self.maps if m.id in scenario.maps)
+            elif scenario.title:
+                found = tuple(m for m in self.maps if m.title in ("", scenario.title))
+            else:
+                found = self.maps
+            self._scenario_maps[key] = found
+        return found
 
     def place(self, scenario: Scenario, location_id: str) -> Place | None:
         for game_map in self.scenario_maps(scenario):

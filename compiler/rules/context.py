@@ -4,38 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from compiler.diagnostics import Location
+from compiler.model.constraints import Selector
 from compiler.model.gamedata import GameData, Place
-from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry
-from compiler.model.units import Marker, Unit
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """One piece put on one location, at setup (turn 0) or as a reinforcement."""
-
-    scenario: Scenario
-    entry: SetupEntry | Reinforcement
-    piece_id: str
-    loc: Location
-    at: str
-    place: Place | None
-    unit: Unit | None
-    marker: Marker | None
-    face: str
-    state: Mapping[str, object]
-    steps: int | None
-    turn: int
-
-    @property
-    def side(self) -> str:
-        if self.unit is not None:
-            return self.unit.side
-        return self.marker.set.side if self.marker is not None else ""
-
-    def label(self) -> str:
-        return self.piece_id
+from compiler.model.scenarios import Scenario, SetupEntry
+from compiler.rules.placed import Placement
+from compiler.rules.select import matches, place_attr, placement_attr
 
 
 @dataclass
@@ -120,12 +96,67 @@ def scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
     return view
 
 
+_DYNAMIC_PREFIXES = ("state.", "at", "steps")
+
+
+def _static(selector: Mapping[str, object]) -> bool:
+    """True when a selector reads only what a piece is (unit, face), not where or how it starts."""
+    return not any(name.startswith(_DYNAMIC_PREFIXES) for name in selector)
+
+
+@dataclass
+class _Memo:
+    """Remembered answers of one selector (kept with it, so its id is never reused)."""
+
+    selector: Selector
+    static: bool
+    answers: dict[tuple[str, str], bool] = field(default_factory=dict)
+
+
+def _memo(table: dict[int, _Memo], selector: Selector) -> _Memo:
+    memo = table.get(id(selector))
+    if memo is None or memo.selector is not selector:
+        memo = _Memo(selector, _static(selector))
+        table[id(selector)] = memo
+    return memo
+
+
 @dataclass
 class Context:
-    """What every rule may ask: the game and lazily built scenario views."""
+    """What every rule may ask: the game, lazily built scenario views, cached selector tests."""
 
     game: GameData
     _views: dict[str, ScenarioView] = field(default_factory=dict)
+    _piece_tests: dict[int, _Memo] = field(default_factory=dict)
+    _place_tests: dict[int, _Memo] = field(default_factory=dict)
+
+    def piece_matches(self, selector: Selector, placement: Placement) -> bool:
+        """`matches` for a placed piece; answers for a unit and face are remembered when the
+        selector reads nothing else (the same counter appears in every scenario)."""
+        if not selector:
+            return True
+        memo = _memo(self._piece_tests, selector)
+        if not memo.static:
+            return matches(selector, partial(placement_attr, self.game, placement))
+        key = (placement.piece_id, placement.face)
+        hit = memo.answers.get(key)
+        if hit is None:
+            hit = matches(selector, partial(placement_attr, self.game, placement))
+            memo.answers[key] = hit
+        return hit
+
+    def place_matches(self, selector: Selector, place: Place | None) -> bool:
+        if place is None:
+            return False
+        if not selector:
+            return True
+        memo = _memo(self._place_tests, selector)
+        key = (place.map, place.id)
+        hit = memo.answers.get(key)
+        if hit is None:
+            hit = matches(selector, partial(place_attr, self.game, place))
+            memo.answers[key] = hit
+        return hit
 
     def view(self, scenario: Scenario) -> ScenarioView:
         cached = self._views.get(scenario.id)

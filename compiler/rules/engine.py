@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from compiler.diagnostics import Finding, sort_findings
+from compiler.gcpause import no_cyclic_gc
 from compiler.model.gamedata import GameData
 from compiler.rules import integrity
 from compiler.rules.context import Context
@@ -32,8 +33,9 @@ KIND_CHECKS: dict[str, Callable[[Context, Any], Iterable[Finding]]] = {
 
 def validate(game: GameData) -> list[Finding]:
     """All findings of the game's data against its rules, sorted by place."""
-    ctx = Context(game)
-    findings = list(integrity.check(ctx))
-    for constraint in game.constraints:
-        findings.extend(KIND_CHECKS[constraint.kind](ctx, constraint))
-    return sort_findings(findings)
+    with no_cyclic_gc():
+        ctx = Context(game)
+        findings = list(integrity.check(ctx))
+        for constraint in game.constraints:
+            findings.extend(KIND_CHECKS[constraint.kind](ctx, constraint))
+        return sort_findings(findings)

@@ -11,7 +11,8 @@ from compiler.load.convert import suggest
 from compiler.model.common import Node
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
-from compiler.rules.context import Context, Placement
+from compiler.rules.context import Context
+from compiler.rules.placed import Placement
 
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}\Z")
 

@@ -10,8 +10,9 @@ from compiler.model.constraints import AttachmentLimit, StackWith
 from compiler.model.gamedata import GameData
 from compiler.model.units import Formation, Unit
 from compiler.rules.base import finding, fmt, views
-from compiler.rules.context import Context, Placement
-from compiler.rules.select import formation_attr, matches, placement_attr
+from compiler.rules.context import Context
+from compiler.rules.placed import Placement
+from compiler.rules.select import formation_attr, matches
 
 
 def formation_chain(game: GameData, formation_id: str) -> list[str]:
@@ -35,7 +36,7 @@ def _partner_ok(ctx: Context, c: StackWith, piece: Placement, other: Placement) 
         return False
     if c.same_side and other.side != piece.side:
         return False
-    if not matches(c.partner, lambda n: placement_attr(ctx.game, other, n)):
+    if not ctx.piece_matches(c.partner, other):
         return False
     return not (
         c.subordinate
@@ -48,7 +49,7 @@ def check_stack_with(ctx: Context, c: StackWith) -> Iterator[Finding]:
     for view in views(ctx, c):
         groups = view.by_location()
         for piece in view.setup:
-            if not matches(c.where, partial(placement_attr, ctx.game, piece)):
+            if not ctx.piece_matches(c.where, piece):
                 continue
             mates = [o for o in groups.get(piece.at, []) if _partner_ok(ctx, c, piece, o)]
             wanted = getattr(piece.entry, "attached_to", "")

@@ -10,7 +10,7 @@ from compiler.model.cards import Card
 from compiler.model.constraints import Selector
 from compiler.model.gamedata import GameData, Place
 from compiler.model.units import Formation, Marker, Unit
-from compiler.rules.context import Placement
+from compiler.rules.placed import Placement
 
 MISSING = object()
 

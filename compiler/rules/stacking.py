@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import Cap, MixedSides, SetupZone, Stacking
-from compiler.model.gamedata import Place
 from compiler.rules.base import ParamError, bound, finding, fmt, param_finding, views
-from compiler.rules.context import Context, Placement
-from compiler.rules.select import matches, place_attr, placement_attr
+from compiler.rules.context import Context
+from compiler.rules.placed import Placement
 
 
 def _place_name(placement: Placement) -> str:
@@ -23,15 +21,9 @@ def _place_name(placement: Placement) -> str:
 
 def _weight(ctx: Context, cap: Cap, placement: Placement) -> float:
     for rule in cap.weights:
-        if matches(rule.where, lambda n: placement_attr(ctx.game, placement, n)):
+        if ctx.piece_matches(rule.where, placement):
             return float(rule.weight)
     return float(cap.default)
-
-
-def _place_matches(ctx: Context, selector: dict[str, object] | object, place: Place | None) -> bool:
-    if place is None:
-        return False
-    return matches(selector, lambda n: place_attr(ctx.game, place, n))  # type: ignore[arg-type]
 
 
 def check_stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
@@ -44,9 +36,9 @@ def check_stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
 def _stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
     for view in views(ctx, c):
         for pieces in view.by_location().values():
-            if not _place_matches(ctx, c.locations, pieces[0].place):
+            if not ctx.place_matches(c.locations, pieces[0].place):
                 continue
-            counted = [p for p in pieces if matches(c.where, partial(placement_attr, ctx.game, p))]
+            counted = [p for p in pieces if ctx.piece_matches(c.where, p)]
             for cap in c.caps:
                 yield from _cap(ctx, c, cap, counted, view.scenario.title)
 
@@ -78,11 +70,7 @@ def _cap(
 def check_mixed_sides(ctx: Context, c: MixedSides) -> Iterator[Finding]:
     for view in views(ctx, c):
         for pieces in view.by_location().values():
-            counted = [
-                p
-                for p in pieces
-                if p.side and matches(c.where, partial(placement_attr, ctx.game, p))
-            ]
+            counted = [p for p in pieces if p.side and ctx.piece_matches(c.where, p)]
             sides = {p.side for p in counted}
             if len(sides) > 1:
                 first = counted[0]
@@ -102,12 +90,10 @@ def check_setup_zone(ctx: Context, c: SetupZone) -> Iterator[Finding]:
         for placement in pieces:
             if placement.place is None:
                 continue
-            if not matches(c.where, partial(placement_attr, ctx.game, placement)):
+            if not ctx.piece_matches(c.where, placement):
                 continue
-            allowed = _place_matches(ctx, c.allowed, placement.place)
-            forbidden = c.forbidden is not None and _place_matches(
-                ctx, c.forbidden, placement.place
-            )
+            allowed = ctx.place_matches(c.allowed, placement.place)
+            forbidden = c.forbidden is not None and ctx.place_matches(c.forbidden, placement.place)
             if not allowed or forbidden:
                 yield finding(
                     c,

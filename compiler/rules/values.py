@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from compiler.diagnostics import Finding, Location
-from compiler.model.constraints import FieldCompare, ValueRange
+from compiler.model.constraints import FieldCompare, Selector, ValueRange
 from compiler.rules.base import (
     Bound,
     ParamError,
@@ -21,7 +21,8 @@ from compiler.rules.base import (
     param_finding,
 )
 from compiler.rules.base import views as scenario_views
-from compiler.rules.context import Context, Placement
+from compiler.rules.context import Context
+from compiler.rules.placed import Placement
 from compiler.rules.select import (
     MISSING,
     card_attr,
@@ -41,6 +42,12 @@ class Subject:
     attr: Callable[[str], Any]
     title: str
     where: Callable[[str], Location]
+    placement: Placement | None = None
+
+    def chosen(self, ctx: Context, selector: Selector) -> bool:
+        if self.placement is not None:
+            return ctx.piece_matches(selector, self.placement)
+        return matches(selector, self.attr)
 
 
 def subjects(ctx: Context, target: str, c: ValueRange | FieldCompare) -> Iterator[Subject]:
@@ -57,6 +64,7 @@ def subjects(ctx: Context, target: str, c: ValueRange | FieldCompare) -> Iterato
                     partial(placement_attr, game, p),
                     view.scenario.title,
                     partial(_setup_where, p),
+                    p,
                 )
     elif target == "markers":
         for m in game.markers.values():
@@ -90,7 +98,7 @@ def check_range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
 def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
     limits: dict[str, tuple[Bound | None, Bound | None]] = {}
     for subject in subjects(ctx, c.target, c):
-        if not in_titles(c, subject.title) or not matches(c.where, subject.attr):
+        if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         value = subject.attr(c.path)
         if value is MISSING:
@@ -150,7 +158,7 @@ OPS: dict[str, Callable[[float, float], bool]] = {
 
 def check_compare(ctx: Context, c: FieldCompare) -> Iterator[Finding]:
     for subject in subjects(ctx, c.target, c):
-        if not in_titles(c, subject.title) or not matches(c.where, subject.attr):
+        if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         left, right = number(subject.attr(c.left)), number(subject.attr(c.right))
         if left is None or right is None:

@@ -1,0 +1,38 @@
+"""A piece put on a location in a scenario: what the placement rules look at."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from compiler.diagnostics import Location
+from compiler.model.gamedata import Place
+from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry
+from compiler.model.units import Marker, Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One piece put on one location, at setup (turn 0) or as a reinforcement."""
+
+    scenario: Scenario
+    entry: SetupEntry | Reinforcement
+    piece_id: str
+    loc: Location
+    at: str
+    place: Place | None
+    unit: Unit | None
+    marker: Marker | None
+    face: str
+    state: Mapping[str, object]
+    steps: int | None
+    turn: int
+
+    @property
+    def side(self) -> str:
+        if self.unit is not None:
+            return self.unit.side
+        return self.marker.set.side if self.marker is not None else ""
+
+    def label(self) -> str:
+        return self.piece_id
