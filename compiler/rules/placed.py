@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.diagnostics import Location
 from compiler.model.gamedata import Place
@@ -11,9 +11,9 @@ from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry
 from compiler.model.units import Marker, Unit
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """One piece put on one location, at setup (turn 0) or as a reinforcement."""
+class Placement(NamedTuple):
+    """One piece put on one location, at setup (turn 0) or as a reinforcement.
+    (A tuple: tens of thousands are made per validation.)"""
 
     scenario: Scenario
     entry: SetupEntry | Reinforcement
@@ -33,6 +33,3 @@ class Placement:
         if self.unit is not None:
             return self.unit.side
         return self.marker.set.side if self.marker is not None else ""
-
-    def label(self) -> str:
-        return self.piece_id
