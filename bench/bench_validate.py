@@ -10,8 +10,8 @@ import argparse
 import sys
 import tempfile
 import time
-from statistics import median
 from pathlib import Path
+from statistics import median
 
 from bench.generate_game import random_spec, write_game
 from compiler.load.game import data_files, load_game

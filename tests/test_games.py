@@ -79,11 +79,21 @@ BROKEN: dict[str, tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]]
     ),
     "twilight_in_the_east": (
         [  # 41.19 already holds a division and a corps train: 1 + ½ + 1 + 1 > 3 (rules 4.2)
-            ("scenarios/tannenberg.yaml", '{at: "44.24", unit: de-36r-ir}', '{at: "41.19", unit: de-36r-ir}'),
-            ("scenarios/tannenberg.yaml", '{at: "49.24", unit: de-3r}', '{at: "41.19", unit: de-3r}'),
-            ("units.yaml",  # the reduced side may not be stronger than the full side (rules 3.4)
-             'label: "3r", steps: 7, front: {steps: 7, defence: 7, artillery: 2, movement: 7, rcp: 5, base_ce: 9}, back: {steps: 4, defence: 4,',
-             'label: "3r", steps: 7, front: {steps: 7, defence: 7, artillery: 2, movement: 7, rcp: 5, base_ce: 9}, back: {steps: 4, defence: 8,'),
+            (
+                "scenarios/tannenberg.yaml",
+                '{at: "44.24", unit: de-36r-ir}',
+                '{at: "41.19", unit: de-36r-ir}',
+            ),
+            (
+                "scenarios/tannenberg.yaml",
+                '{at: "49.24", unit: de-3r}',
+                '{at: "41.19", unit: de-3r}',
+            ),
+            (
+                "units.yaml",  # the reduced side may not be stronger than the full side (rules 3.4)
+                'label: "3r", steps: 7, front: {steps: 7, defence: 7, artillery: 2, movement: 7, rcp: 5, base_ce: 9}, back: {steps: 4, defence: 4,',
+                'label: "3r", steps: 7, front: {steps: 7, defence: 7, artillery: 2, movement: 7, rcp: 5, base_ce: 9}, back: {steps: 4, defence: 8,',
+            ),
         ],
         [
             ("scenarios/tannenberg.yaml", "unit: de-3r}", "stacking-limit"),
