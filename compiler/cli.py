@@ -52,6 +52,14 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
+    build = commands.add_parser(
+        "build",
+        help="validate, then write build/<game>/<game>.vmod",
+        description="Build a VASSAL module for each game (after validating it).",
+        parents=[common],
+    )
+    build.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
+    build.add_argument("--out", type=Path, default=Path("build"), help="output folder")
     listing = commands.add_parser(
         "list",
         help="list games, titles and scenarios",
@@ -102,6 +110,23 @@ def _print_report(report: GameReport) -> None:
     )
     verdict = "ok" if not report.findings else summary(report.findings)
     _out(f"{report.folder.name}: {verdict}{size}")
+
+
+def _build(args: argparse.Namespace) -> int:
+    from compiler.pipeline import build_game
+
+    failed = False
+    for folder in resolve_games(args.games, args.sources):
+        report, written = build_game(folder, args.out)
+        for finding in report.findings:
+            _out(render_text(finding))
+            _out()
+        if written is None:
+            failed = True
+            _out(f"{folder.name}: not built ({summary(report.findings)}); previous outputs kept")
+        else:
+            _out(f"{folder.name}: wrote {written}")
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -155,7 +180,13 @@ def _schema(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"validate": _validate, "list": _list, "rules": _rules, "schema": _schema}
+    handlers = {
+        "validate": _validate,
+        "build": _build,
+        "list": _list,
+        "rules": _rules,
+        "schema": _schema,
+    }
     try:
         return handlers[args.command](args)
     except UsageError as err:

@@ -62,3 +62,17 @@ def check_game(folder: Path) -> GameReport:
     if loaded.game is not None:
         findings.extend(validate(loaded.game))
     return GameReport(folder, loaded.game, sort_findings(findings))
+
+
+def build_game(folder: Path, out_dir: Path) -> tuple[GameReport, Path | None]:
+    """Validate, then write the module; nothing is written when the data has errors."""
+    report = check_game(folder)
+    if report.game is None or report.errors:
+        return report, None
+    from compiler.backends.vassal.module import ArtError, build_module
+
+    try:
+        return report, build_module(report.game, out_dir)
+    except ArtError as err:
+        report.findings.append(err.finding)
+        return report, None

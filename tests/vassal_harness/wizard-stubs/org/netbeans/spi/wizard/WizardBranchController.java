@@ -1,0 +1,29 @@
+/*
+ * Stand-in for the NetBeans wizard library (org.netbeans:wizard 0.998.1), which VASSAL 3.6
+ * needs on its class path but which is neither in Vengine.jar nor a Debian package.
+ * VASSAL.build.module.WizardSupport (the Welcome Wizard) extends these classes, and
+ * GameModule.getWizardSupport() is called while a PredefinedSetup is built, so they must load.
+ * The harness never shows the wizard: every entry point here throws.
+ */
+package org.netbeans.spi.wizard;
+
+import java.util.Map;
+
+public abstract class WizardBranchController {
+  protected WizardBranchController(WizardPanelProvider base) {
+  }
+
+  protected WizardPanelProvider getPanelProviderForStep(String step, Map settings) {
+    return null;
+  }
+
+  protected Wizard getWizardForStep(String step, Map settings) {
+    return null;
+  }
+
+  public final Wizard createWizard() {
+    throw new UnsupportedOperationException(
+      "VASSAL wants to show its wizard (welcome or game-setup wizard for an unfinished "
+      + "GameSetupStep); the harness has only a stub of the NetBeans wizard library");
+  }
+}
