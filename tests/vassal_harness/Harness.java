@@ -555,6 +555,54 @@ public final class Harness {
     return out;
   }
 
+  private static String screenshotPath = null;
+
+  /**
+   * Start the first scenario that uses a save, show the player window at 1280x960 on the (virtual)
+   * screen and capture it with java.awt.Robot: a picture of the module as a player sees it.
+   */
+  private static String screenshot(GameModule gm, String path) throws Exception {
+    final GameState gs = gm.getGameState();
+    PredefinedSetup chosen = null;
+    for (final PredefinedSetup setup : gm.getAllDescendantComponentsOf(PredefinedSetup.class)) {
+      if (!setup.isMenu() && (chosen == null || (!chosen.isUseFile() && setup.isUseFile()))) {
+        chosen = setup;
+      }
+    }
+    final PredefinedSetup launch = chosen;
+    onEdt(() -> {
+      if (launch != null) {
+        launch.launch();
+      }
+      final JFrame frame = gm.getPlayerWindow();
+      frame.setBounds(0, 0, 1280, 960);
+      frame.setVisible(true);
+      frame.toFront();
+      return null;
+    });
+    final long deadline = System.currentTimeMillis() + SETUP_TIMEOUT_MS;
+    while (onEdt(gs::isLoadingInBackground)) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("screenshot setup did not finish loading");
+      }
+      Thread.sleep(50);
+    }
+    drainEdt();
+    Thread.sleep(2500);
+    drainEdt();
+    final java.awt.Rectangle bounds = onEdt(() -> gm.getPlayerWindow().getBounds());
+    final java.awt.image.BufferedImage image = new java.awt.Robot().createScreenCapture(bounds);
+    javax.imageio.ImageIO.write(image, "png", new File(path));
+    onEdt(() -> {
+      if (gs.isGameStarted()) {
+        gs.setModified(false);
+        gs.closeGame();
+      }
+      return null;
+    });
+    return path;
+  }
+
   private static List<Map<String, Object>> runSetups(GameModule gm, List<String> props)
       throws Exception {
     final List<Map<String, Object>> out = new ArrayList<>();
@@ -684,6 +732,9 @@ public final class Harness {
       if ("--prop".equals(args[i]) && i + 1 < args.length) {
         props.add(args[++i]);
       }
+      else if ("--screenshot".equals(args[i]) && i + 1 < args.length) {
+        screenshotPath = args[++i];
+      }
       else if (vmodPath == null) {
         vmodPath = args[i];
       }
@@ -781,6 +832,9 @@ public final class Harness {
       });
 
       final List<Map<String, Object>> setups = runSetups(gm, props);
+      if (screenshotPath != null) {
+        report.put("screenshot", screenshot(gm, screenshotPath));
+      }
       onEdt(() -> {
         checkImages(gm.getDataArchive());
         return null;

@@ -187,7 +187,10 @@ def _read_display_number(fd: int, proc: subprocess.Popen[bytes]) -> str:
 
 
 def run_harness(
-    vmod: Path, props: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT
+    vmod: Path,
+    props: Sequence[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    screenshot: Path | None = None,
 ) -> dict[str, object]:
     """Load ``vmod`` in VASSAL 3.6 and return the harness report (see the module doc).
 
@@ -202,6 +205,8 @@ def run_harness(
     args: list[str] = []
     for prop in props:
         args += ["--prop", prop]
+    if screenshot is not None:
+        args += ["--screenshot", str(Path(screenshot).resolve())]
     with tempfile.TemporaryDirectory(prefix="vassal-home-") as home, display() as disp:
         env = dict(os.environ, DISPLAY=disp)
         cmd = [
@@ -248,8 +253,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("vmod", type=Path)
     parser.add_argument("--prop", action="append", default=[], help="piece property to read")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    parser.add_argument("--screenshot", type=Path, help="also save a picture of the player window")
     args = parser.parse_args(argv)
-    report = run_harness(args.vmod, props=args.prop, timeout=args.timeout)
+    report = run_harness(
+        args.vmod, props=args.prop, timeout=args.timeout, screenshot=args.screenshot
+    )
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     return 0 if report.get("ok") else 1
 

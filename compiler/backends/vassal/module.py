@@ -135,7 +135,8 @@ def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLa
     return turns, layout, store.add(render_board(game, layout), "board")
 
 
-def plan_module(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
+def render_plan(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
+    """The slow half: lay out and draw every board and piece; returns the plan and the images."""
     store = ImageStore()
     layouts = {m.id: layout_map(m) for m in game.maps}
     boards = {m.id: store.add(render_board(game, layouts[m.id]), "board") for m in game.maps}
@@ -157,16 +158,24 @@ def plan_module(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
         turns,
         holding_image,
     )
-    files = {f"images/{name}": data for name, data in store.files.items()}
-    for scenario in game.scenarios:
+    return plan, {f"images/{name}": data for name, data in store.files.items()}
+
+
+def assemble(plan: ModulePlan, images: dict[str, bytes]) -> dict[str, bytes]:
+    """The module step proper: scenario saves, buildFile.xml and moduledata beside the images."""
+    files = dict(images)
+    for scenario in plan.game.scenarios:
         if scenario.setup or scenario.reinforcements:
             plan.scenario_files[scenario.id] = f"{_safe(scenario.id)}.vsav"
-    for scenario in game.scenarios:
-        if scenario.id in plan.scenario_files:
             files[plan.scenario_files[scenario.id]] = save_file(plan, scenario)
     files["buildFile.xml"] = serialise(build_file(plan))
-    files["moduledata"] = moduledata(game)
-    return plan, files
+    files["moduledata"] = moduledata(plan.game)
+    return files
+
+
+def plan_module(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
+    plan, images = render_plan(game)
+    return plan, assemble(plan, images)
 
 
 def _safe(ident: str) -> str:

@@ -63,7 +63,7 @@ MAP_CHILDREN: tuple[tuple[str, dict[str, str]], ...] = (
             "unexSepX": "3",
             "unexSepY": "5",
             "disabled": "false",
-            "color": "0,0,0",
+            "color": "",
             "top": "38,0",
             "bottom": "40,0",
             "up": "39,0",
