@@ -69,8 +69,13 @@ def build_game(folder: Path, out_dir: Path) -> tuple[GameReport, Path | None]:
     report = check_game(folder)
     if report.game is None or report.errors:
         return report, None
+    from compiler.backends.vassal.boardart import check_board_art
     from compiler.backends.vassal.module import ArtError, build_module
 
+    problems = check_board_art(report.game)
+    if problems:
+        report.findings.extend(problems)
+        return report, None
     try:
         return report, build_module(report.game, out_dir)
     except ArtError as err:

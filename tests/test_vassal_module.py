@@ -72,3 +72,82 @@ def test_failed_write_keeps_the_previous_module(
         write_atomically(target, b"new module")
     assert target.read_bytes() == b"previous"
     assert [p.name for p in tmp_path.iterdir()] == ["game.vmod"]
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG whose header claims a size (no pixel data needed to be refused)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    signature = b"\x89PNG\r\n\x1a\n"
+    return (
+        signature + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    )
+
+
+def _with_art(mini: Path, content: bytes | None) -> None:
+    text = (mini / "map.yaml").read_text(encoding="utf-8")
+    text = text.replace(
+        "    kind: hex\n",
+        "    kind: hex\n    art: {image: art/board.png, origin: [60, 60], scale: 1.0}\n",
+    )
+    (mini / "map.yaml").write_text(text, encoding="utf-8")
+    if content is not None:
+        (mini / "art").mkdir()
+        (mini / "art" / "board.png").write_bytes(content)
+
+
+@pytest.mark.parametrize(
+    ("case", "content", "says"),
+    [
+        ("missing", None, "is missing"),
+        ("corrupt", b"this is not a PNG at all", "not a readable image"),
+        ("huge", _png_header(30000, 30000), "pixels"),
+    ],
+)
+def test_bad_board_art_is_a_finding_and_keeps_the_old_module(
+    mini: Path, tmp_path: Path, case: str, content: bytes | None, says: str
+) -> None:
+    from compiler.pipeline import build_game
+
+    out = tmp_path / "out"
+    old = out / "mini" / "mini.vmod"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"the previous module")
+    _with_art(mini, content)
+    report, written = build_game(mini, out)
+    assert written is None
+    (finding,) = report.findings
+    assert finding.rule == "board-image" and says in finding.message
+    line = next(
+        n for n, t in enumerate((mini / "map.yaml").read_text().splitlines(), 1) if "art:" in t
+    )
+    assert (Path(finding.location.path).name, finding.location.line) == ("map.yaml", line)
+    assert old.read_bytes() == b"the previous module"
+
+
+def test_given_board_art_is_used(mini: Path, tmp_path: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    from compiler.pipeline import build_game
+
+    art = io.BytesIO()
+    Image.new("RGB", (900, 700), (10, 120, 30)).save(art, "PNG")
+    _with_art(mini, art.getvalue())
+    report, written = build_game(mini, tmp_path)
+    assert report.findings == [] and written is not None
+    with zipfile.ZipFile(written) as archive:
+        build = etree.fromstring(archive.read("buildFile.xml"))
+        board = build.find(".//VASSAL.build.module.map.boardPicker.Board")
+        assert board is not None
+        image = Image.open(io.BytesIO(archive.read("images/" + board.get("image", ""))))
+        assert image.width == 900 and image.getpixel((5, 5)) == (10, 120, 30)
+        grid = build.find(".//VASSAL.build.module.map.boardPicker.board.HexGrid")
+        assert grid is not None and (grid.get("x0"), grid.get("y0")) == ("60", "60")

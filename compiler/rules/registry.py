@@ -53,6 +53,11 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("bad-colour", "Colours are written #rrggbb"),
         ("unknown-param", "A $parameter named in a constraint is defined"),
     )
+    + _rules(
+        "build",
+        ("board-image", "Board art exists, is readable and of sane size"),
+        ("art-error", "Every piece can be drawn (its symbol is known)"),
+    )
 )
 
 KIND_TITLES: dict[str, str] = {

@@ -42,11 +42,15 @@ def _rgb(colour: str, fallback: tuple[int, int, int] = PAPER) -> tuple[int, int,
     return fallback
 
 
-def render_board(game: GameData, layout: MapLayout) -> Image.Image:
-    """The board of one map: hexes (terrain, hexsides, names, ids), areas, roads and towns,
-    then the box strip."""
+def render_board(game: GameData, layout: MapLayout, art: Image.Image | None = None) -> Image.Image:
+    """The board of one map: hexes (terrain, hexsides, names, ids), areas, roads and towns —
+    or the map's own art — then the box strip."""
     image = Image.new("RGB", (layout.width, layout.height), PAPER)
     draw = ImageDraw.Draw(image)
+    if art is not None:
+        image.paste(art, (0, 0))
+        _draw_boxes(draw, layout)
+        return image
     colours = {t.id: _rgb(t.colour) for t in game.game.terrain}
     for block in layout.hex_blocks:
         _draw_hexes(draw, game, layout, block, colours)

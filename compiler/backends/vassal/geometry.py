@@ -7,7 +7,7 @@ import math
 import string
 from dataclasses import dataclass, field
 
-from compiler.model.maps import GameMap, HexGrid, Sheet
+from compiler.model.maps import Art, GameMap, HexGrid, Sheet
 
 BOX_W, BOX_H, BOX_GAP, MARGIN = 180, 110, 12, 24
 Point = tuple[int, int]
@@ -181,28 +181,24 @@ class MapLayout:
     positions: dict[str, Point] = field(default_factory=dict)  # location id -> board point
 
 
-def _hex_blocks(grid: HexGrid) -> list[HexBlock]:
+def _hex_blocks(grid: HexGrid, art: Art | None = None) -> list[HexBlock]:
+    """Hex blocks stacked top to bottom; with board art, the first hex's centre and the hex
+    size come from the art's calibration (`origin`, `scale` × grid size)."""
     scheme = numbering(grid.id_format)
     per_sheet = "{sheet}" in grid.id_format
     groups = [(s.id, (s,)) for s in grid.sheets] if per_sheet else [("hexes", grid.sheets)]
     blocks: list[HexBlock] = []
     top = MARGIN // 2
-    dy = float(grid.size)
-    for name, sheets in groups:
+    dy = float(grid.size) * (art.scale if art is not None else 1.0)
+    for index, (name, sheets) in enumerate(groups):
         cols = [c for s in sheets for c in s.columns]
         rows = [r for s in sheets for r in s.rows]
+        x0, y0 = MARGIN + int(dy * math.sqrt(3) / 3), top + MARGIN // 2 + int(dy / 2)
+        if art is not None and index == 0:
+            x0, y0 = int(art.origin[0]), int(art.origin[1])
+            top = max(0, y0 - int(dy / 2) - MARGIN // 2)
         block = HexBlock(
-            name,
-            sheets,
-            scheme,
-            min(cols),
-            max(cols),
-            min(rows),
-            max(rows),
-            dy,
-            MARGIN + int(dy * math.sqrt(3) / 3),
-            top + MARGIN // 2 + int(dy / 2),
-            top,
+            name, sheets, scheme, min(cols), max(cols), min(rows), max(rows), dy, x0, y0, top
         )
         blocks.append(block)
         top = block.bottom + MARGIN // 2
@@ -268,10 +264,12 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool
 _PROBE = ((0, 0), (3, 0), (-3, 0), (0, 3), (0, -3))
 
 
-def layout_map(game_map: GameMap) -> MapLayout:
-    """The one board of a map: hexes or areas or towns, then a strip of boxes below them."""
+def layout_map(game_map: GameMap, art_size: tuple[int, int] | None = None) -> MapLayout:
+    """The one board of a map: hexes or areas or towns (or the map's own art, `art_size`
+    pixels), then a strip of boxes below them."""
     positions: dict[str, Point] = {}
-    blocks = _hex_blocks(game_map.grid) if game_map.grid is not None else []
+    art = game_map.art if art_size is not None else None
+    blocks = _hex_blocks(game_map.grid, art) if game_map.grid is not None else []
     for block in blocks:
         for sheet, col, row in block.hexes():
             positions[block.numbering.name(sheet, col, row)] = block.centre(col, row)
@@ -295,6 +293,8 @@ def layout_map(game_map: GameMap) -> MapLayout:
     content = max(
         [game_map.height if game_map.kind in ("area", "point") else 0] + [b.bottom for b in blocks]
     )
+    if art_size is not None:
+        width, content = max(width, art_size[0]), art_size[1]
     strip_items += [(b.id, b.name.en) for b in game_map.boxes]
     boxes, height = box_strip(strip_items, content, width)
     for zone in boxes:

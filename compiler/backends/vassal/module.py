@@ -17,6 +17,7 @@ from PIL import Image
 from compiler.backends.art import cards as art_cards
 from compiler.backends.art import pieces as art
 from compiler.backends.vassal import pieces as pc
+from compiler.backends.vassal.boardart import load_board_art
 from compiler.backends.vassal.boards import render_board
 from compiler.backends.vassal.buildfile import (
     REINFORCEMENTS_MAP,
@@ -138,8 +139,11 @@ def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLa
 def render_plan(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
     """The slow half: lay out and draw every board and piece; returns the plan and the images."""
     store = ImageStore()
-    layouts = {m.id: layout_map(m) for m in game.maps}
-    boards = {m.id: store.add(render_board(game, layouts[m.id]), "board") for m in game.maps}
+    arts = {m.id: load_board_art(game, m) for m in game.maps}
+    layouts = {m.id: layout_map(m, _size(arts[m.id])) for m in game.maps}
+    boards = {
+        m.id: store.add(render_board(game, layouts[m.id], arts[m.id]), "board") for m in game.maps
+    }
     turns, holding, holding_image = _reinforcements(game, store)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
@@ -159,6 +163,10 @@ def render_plan(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
         holding_image,
     )
     return plan, {f"images/{name}": data for name, data in store.files.items()}
+
+
+def _size(image: Image.Image | None) -> tuple[int, int] | None:
+    return image.size if image is not None else None
 
 
 def assemble(plan: ModulePlan, images: dict[str, bytes]) -> dict[str, bytes]:
