@@ -151,3 +151,15 @@ def test_given_board_art_is_used(mini: Path, tmp_path: Path) -> None:
         assert image.width == 900 and image.getpixel((5, 5)) == (10, 120, 30)
         grid = build.find(".//VASSAL.build.module.map.boardPicker.board.HexGrid")
         assert grid is not None and (grid.get("x0"), grid.get("y0")) == ("60", "60")
+
+
+def test_data_errors_block_the_build(mini: Path, tmp_path: Path) -> None:
+    """A location not on the map is a validation finding; nothing is written."""
+    from compiler.pipeline import build_game
+    from tests.conftest import replace_in
+
+    replace_in(mini / "scenarios" / "first.yaml", "at: N1008", "at: N9999")
+    out = tmp_path / "out"
+    report, written = build_game(mini, out)
+    assert written is None and not out.exists()
+    assert [f.rule for f in report.findings] == ["unknown-location"]
