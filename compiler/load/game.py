@@ -16,11 +16,13 @@ from compiler.load.yamlread import read_yaml
 from compiler.model.common import Node
 from compiler.model.game import Game
 from compiler.model.gamedata import GameData
+from compiler.model.layouts import Layout
 from compiler.model.source import SourceFile
 from compiler.model.units import Marker, MarkerSet
 
 YAML_SUFFIXES = (".yaml", ".yml")
 LIST_SECTIONS = (
+    "layouts",
     "unit_types",
     "formations",
     "units",
@@ -98,6 +100,10 @@ def _load_game(folder: Path) -> LoadResult:
         name: tuple(r for s in sources for r in getattr(s, name)) for name in LIST_SECTIONS
     }
     findings.extend(_duplicate_ids(merged))
+    template_layouts, template_findings = _template_layouts()
+    findings.extend(template_findings)
+    own = {layout.id for layout in merged["layouts"]}
+    merged["layouts"] = merged["layouts"] + tuple(t for t in template_layouts if t.id not in own)
     marker_sets: tuple[MarkerSet, ...] = merged.pop("markers")
     places, place_findings = build_places(merged["maps"])
     findings.extend(place_findings)
@@ -141,6 +147,23 @@ def _single_game(
     return games[0]
 
 
+TEMPLATES = Path(os.environ.get("COUNTERMIX_TEMPLATES", Path(__file__).parents[2] / "templates"))
+
+
+def _template_layouts() -> tuple[tuple[Layout, ...], list[Finding]]:
+    """Reusable layouts from templates/*.yaml (a game's own layout of the same id wins)."""
+    layouts: list[Layout] = []
+    findings: list[Finding] = []
+    if not TEMPLATES.is_dir():
+        return (), []
+    for path in data_files(TEMPLATES):
+        source, found = read_file(path)
+        findings.extend(found)
+        if source is not None:
+            layouts.extend(source.layouts)
+    return tuple(layouts), findings
+
+
 def expand_markers(sets: Iterable[MarkerSet]) -> dict[str, Marker]:
     markers: dict[str, Marker] = {}
     for marker_set in sets:
@@ -166,6 +189,7 @@ def _duplicate_ids(merged: dict[str, Any]) -> list[Finding]:
         "deck": merged["decks"],
         "card": merged["cards"],
         "chart": merged["charts"],
+        "layout": merged["layouts"],
         "constraint": merged["constraints"],
     }
     for what, records in groups.items():

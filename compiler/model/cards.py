@@ -23,6 +23,7 @@ class Deck(Node):
     back: Text = field(default=NO_TEXT, metadata=doc("Text on the card back."))
     colour: str = field(default="#404040", metadata=doc("Card back colour, #rrggbb."))
     hand: bool = field(default=False, metadata=doc("Cards of this deck go into hands."))
+    layout: str = field(default="", metadata=doc("Layout id (default: the standard card)."))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,6 +11,7 @@ from compiler.model.charts import Chart
 from compiler.model.common import Number, Text
 from compiler.model.constraints import Constraint
 from compiler.model.game import Game, Title
+from compiler.model.layouts import Layout
 from compiler.model.maps import GameMap
 from compiler.model.scenarios import Scenario
 from compiler.model.units import Formation, Marker, MarkerSet, Unit, UnitType
@@ -47,6 +48,7 @@ class GameData:
     cards: tuple[Card, ...]
     charts: tuple[Chart, ...]
     constraints: tuple[Constraint, ...]
+    layouts: tuple[Layout, ...] = ()
     markers: Mapping[str, Marker] = field(default_factory=dict)
     places: Mapping[str, Mapping[str, Place]] = field(default_factory=dict)
     _units: dict[str, Unit] = field(default_factory=dict, repr=False)
@@ -81,6 +83,9 @@ class GameData:
 
     def title(self, title_id: str) -> Title | None:
         return self._titles.get(title_id)
+
+    def layout(self, layout_id: str) -> Layout | None:
+        return next((lay for lay in self.layouts if lay.id == layout_id), None)
 
     def deck(self, deck_id: str) -> Deck | None:
         return self._decks.get(deck_id)

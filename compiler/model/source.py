@@ -9,6 +9,7 @@ from compiler.model.charts import Chart
 from compiler.model.common import Node, doc
 from compiler.model.constraints import Constraint
 from compiler.model.game import Game
+from compiler.model.layouts import Layout
 from compiler.model.maps import GameMap
 from compiler.model.scenarios import Scenario
 from compiler.model.units import Formation, MarkerSet, Unit, UnitType
@@ -26,6 +27,9 @@ class SourceFile(Node):
     decks: tuple[Deck, ...] = field(default=(), metadata=doc("Decks."))
     cards: tuple[Card, ...] = field(default=(), metadata=doc("Cards."))
     charts: tuple[Chart, ...] = field(default=(), metadata=doc("Charts and tables."))
+    layouts: tuple[Layout, ...] = field(
+        default=(), metadata=doc("Face layouts for counters, blocks, markers and cards.")
+    )
     constraints: tuple[Constraint, ...] = field(
         default=(), metadata=doc("The game's rules as constraints.")
     )

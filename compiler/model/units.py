@@ -41,6 +41,7 @@ class UnitType(Node):
     )
     symbol: Symbol = field(default="none", metadata=doc("NATO-style symbol drawn on the counter."))
     shape: Literal["counter", "block"] = field(default="counter", metadata=doc("Counter or block."))
+    layout: str = field(default="", metadata=doc("Layout id (default: the standard one)."))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,6 +113,7 @@ class MarkerSet(Node):
     back: Text = field(default=NO_TEXT, metadata=doc("Text on the back side, if two-sided."))
     copies: int = field(default=1, metadata=doc("Copies of each marker in the counter mix."))
     colour: str = field(default="#ffffff", metadata=doc("Background colour, #rrggbb."))
+    layout: str = field(default="", metadata=doc("Layout id (default: the standard marker)."))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

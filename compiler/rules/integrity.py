@@ -52,6 +52,7 @@ class Refs:
             "terrain": {t.id for t in g.terrain},
             "scenario": {s.id for s in game.scenarios},
             "marker set": {m.id for m in game.marker_sets},
+            "layout": {lay.id for lay in game.layouts},
         }
         return cls(tables, [])
 
@@ -84,11 +85,15 @@ def _game_refs(game: GameData, refs: Refs) -> None:
         refs.check("nationality", formation, "nationality", formation.nationality)
         refs.check("formation", formation, "parent", formation.parent)
         refs.check("title", formation, "title", formation.title)
+    for unit_type in game.unit_types:
+        refs.check("layout", unit_type, "layout", unit_type.layout)
     for marker_set in game.marker_sets:
+        refs.check("layout", marker_set, "layout", marker_set.layout)
         refs.check("side", marker_set, "side", marker_set.side)
         refs.check("title", marker_set, "title", marker_set.title)
     for deck in game.decks:
         refs.check("side", deck, "side", deck.side)
+        refs.check("layout", deck, "layout", deck.layout)
     for card in game.cards:
         refs.check("deck", card, "deck", card.deck)
     for chart in game.charts:
