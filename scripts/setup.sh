@@ -1,8 +1,26 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install countermix into it, with the test tools when asked.
+# Create .venv (if missing) and install countermix into it, with the test tools when asked;
+# install the fonts the renderer needs (DejaVu, and IPAex Gothic for Japanese) from Debian.
 # Usage: scripts/setup.sh [test]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+FONTS=(fonts-dejavu-core fonts-ipaexfont-gothic)
+missing=()
+for pkg in "${FONTS[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$pkg")
+    fi
+done
+if ((${#missing[@]})); then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    echo "setup: apt-get install ${missing[*]}" >&2
+    $SUDO apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >&2
+fi
+
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "test" ]; then

@@ -80,6 +80,27 @@ class TerrainType(Node):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PrintSettings(Node):
+    """How this game's sheets are printed (the command line can override each)."""
+
+    counter_size: str = field(
+        default="5/8in", metadata=doc("Counter size: 1/2in, 9/16in, 5/8in, 3/4in, 1in or 16mm.")
+    )
+    paper: Literal["A4", "Letter"] = field(default="A4", metadata=doc("Paper size."))
+    margin_mm: float = field(default=10.0, metadata=doc("Page margin in mm."))
+    gutter_mm: float = field(default=0.0, metadata=doc("Space between counters (0: edge to edge)."))
+    bleed_mm: float = field(default=1.0, metadata=doc("Bleed in mm."))
+    duplex: Literal["mirror", "gutter-fold", "none"] = field(
+        default="mirror", metadata=doc("Backs on mirrored pages, folded, or none.")
+    )
+    back_offset_mm: tuple[float, float] = field(
+        default=(0.0, 0.0), metadata=doc("Shift of back pages (x, y) in mm for your printer.")
+    )
+    card_size: str = field(default="63x88mm", metadata=doc("Card size (poker: 63x88mm)."))
+    lang: Literal["en", "ja"] = field(default="en", metadata=doc("Language of printed text."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Game(Node):
     id: str = field(metadata=doc("Game id; equals the folder name under sources/."))
     title: Text = field(metadata=doc("Game title, English and Japanese."))
@@ -102,3 +123,4 @@ class Game(Node):
         metadata=doc("Named numbers that constraints refer to as $name."),
     )
     titles: tuple[Title, ...] = field(default=(), metadata=doc("Titles of a series."))
+    print: PrintSettings | None = field(default=None, metadata=doc("Print sheet settings."))
