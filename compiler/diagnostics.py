@@ -7,7 +7,6 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from typing import NamedTuple
 
 
@@ -134,7 +133,3 @@ def summary(findings: Sequence[Finding]) -> str:
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     warnings = len(findings) - errors
     return f"{errors} error(s), {warnings} warning(s)"
-
-
-def path_of(path: Path) -> str:
-    return str(path)

@@ -73,10 +73,3 @@ KIND_TITLES: dict[str, str] = {
     "deck-size": "Each deck holds the number of cards the rules give",
     "hand-size": "Starting hands and the hand limit",
 }
-
-
-def builtin(rule_id: str) -> RuleInfo:
-    for info in BUILTIN_RULES:
-        if info.id == rule_id:
-            return info
-    raise KeyError(rule_id)

@@ -175,11 +175,6 @@ def compiled(selector: Selector) -> tuple[_Test, ...]:
     return cached[1]
 
 
-def value_matches(actual: Any, wanted: Any) -> bool:
-    """Does an attribute value satisfy one selector entry (value, list, or "!value")?"""
-    return _compile_entry("", wanted).ok(actual)
-
-
 def matches(selector: Selector, lookup: Callable[[str], Any]) -> bool:
     """`lookup(name)` gives an attribute; every selector entry must match."""
     if not selector:

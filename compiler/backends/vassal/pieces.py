@@ -259,7 +259,3 @@ def expand_prototypes(game: GameData, traits: Sequence[enc.Trait]) -> list[enc.T
     for trait in traits:
         out.extend(table.get(trait.type, [trait]))
     return out
-
-
-def slot_text(traits: Sequence[enc.Trait]) -> str:
-    return enc.add_piece(traits)
