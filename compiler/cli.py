@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from compiler import __version__
+from compiler.backends.sheets.options import SheetOptions
 from compiler.diagnostics import finding_json, render_text, summary
 from compiler.pipeline import GameReport, UsageError, check_game, resolve_games
 
@@ -60,6 +62,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
     build.add_argument("--out", type=Path, default=Path("build"), help="output folder")
+    sheets = build.add_argument_group("print sheets (override the game's `print:` settings)")
+    sheets.add_argument("--lang", choices=("en", "ja"), help="language of printed text")
+    sheets.add_argument("--paper", choices=("A4", "Letter"), help="paper size")
+    sheets.add_argument("--counter-size", help="1/2in, 9/16in, 5/8in, 3/4in, 1in or e.g. 16mm")
+    sheets.add_argument("--card-size", help="card size, e.g. 63x88mm")
+    sheets.add_argument("--margin", type=float, metavar="MM", help="page margin in mm")
+    sheets.add_argument("--gutter", type=float, metavar="MM", help="space between counters")
+    sheets.add_argument("--bleed", type=float, metavar="MM", help="bleed in mm")
+    sheets.add_argument("--no-cut-marks", action="store_true", help="leave out cut marks")
+    sheets.add_argument("--duplex", choices=("mirror", "gutter-fold", "none"), help="backs")
+    sheets.add_argument("--back-offset", metavar="X,Y", help="shift of back pages in mm")
     listing = commands.add_parser(
         "list",
         help="list games, titles and scenarios",
@@ -112,12 +125,53 @@ def _print_report(report: GameReport) -> None:
     _out(f"{report.folder.name}: {verdict}{size}")
 
 
+def _sheet_changes(args: argparse.Namespace) -> dict[str, object]:
+    """SheetOptions fields the command line sets; bad values are usage errors."""
+    from compiler.backends.sheets.options import back_offset_mm, card_size_mm, counter_size_mm
+
+    changes: dict[str, object] = {}
+    try:
+        if args.counter_size:
+            changes["counter_mm"] = counter_size_mm(args.counter_size)
+        if args.card_size:
+            changes["card_mm"] = card_size_mm(args.card_size)
+        if args.back_offset:
+            changes["back_offset_mm"] = back_offset_mm(args.back_offset)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    for option, name in (
+        ("lang", "lang"),
+        ("paper", "paper"),
+        ("margin", "margin_mm"),
+        ("gutter", "gutter_mm"),
+        ("bleed", "bleed_mm"),
+        ("duplex", "duplex"),
+    ):
+        if getattr(args, option) is not None:
+            changes[name] = getattr(args, option)
+    if args.no_cut_marks:
+        changes["cut_marks"] = False
+    return changes
+
+
+def _sheet_options(args: argparse.Namespace, folder: Path) -> SheetOptions | None:
+    changes = _sheet_changes(args)
+    if not changes:
+        return None
+    game = check_game(folder).game
+    base = SheetOptions.from_settings(game.game.print if game else None)
+    try:
+        return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+
+
 def _build(args: argparse.Namespace) -> int:
     from compiler.pipeline import build_game
 
     failed = False
     for folder in resolve_games(args.games, args.sources):
-        report, written = build_game(folder, args.out)
+        report, written = build_game(folder, args.out, _sheet_options(args, folder))
         for finding in report.findings:
             _out(render_text(finding))
             _out()

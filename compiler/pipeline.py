@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.diagnostics import Finding, Severity, sort_findings
+from compiler.backends.sheets.options import SheetOptions
+from compiler.diagnostics import Finding, Location, Severity, sort_findings
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.rules.engine import validate
@@ -64,20 +66,97 @@ def check_game(folder: Path) -> GameReport:
     return GameReport(folder, loaded.game, sort_findings(findings))
 
 
-def build_game(folder: Path, out_dir: Path) -> tuple[GameReport, Path | None]:
-    """Validate, then write the module; nothing is written when the data has errors."""
+def build_game(
+    folder: Path, out_dir: Path, sheets: SheetOptions | None = None
+) -> tuple[GameReport, Path | None]:
+    """Validate, then write the module and the print sheets into out_dir/<game>/; nothing is
+    written when the data has errors. Text that had to be shortened to fit is a warning."""
     report = check_game(folder)
     if report.game is None or report.errors:
         return report, None
+    from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.boardart import check_board_art
     from compiler.backends.vassal.module import ArtError, build_module
 
-    problems = check_board_art(report.game)
+    game = report.game
+    problems = check_board_art(game)
+    try:
+        options = sheets or SheetOptions.from_settings(game.game.print)
+    except ValueError as err:
+        where = game.game.print.loc if game.game.print else game.game.loc
+        problems.append(
+            Finding(
+                "print-settings",
+                where,
+                str(err),
+                "counter sizes are 1/2in, 9/16in, 5/8in, 3/4in, 1in or NNmm",
+            )
+        )
+    if not problems:
+        problems = font_problems(game, options.lang)
     if problems:
         report.findings.extend(problems)
         return report, None
     try:
-        return report, build_module(report.game, out_dir)
+        written = build_module(game, out_dir, options.lang)
     except ArtError as err:
         report.findings.append(err.finding)
         return report, None
+    notes: list[tuple[str, str]] = []
+    write_sheets(game, out_dir / game.game.id, options, notes)
+    report.findings.extend(overflow_findings(game, notes))
+    return report, written
+
+
+def _texts(game: GameData, lang: str) -> Iterator[str]:
+    for unit in game.units:
+        yield unit.name.get(lang)
+    for marker_set in game.marker_sets:
+        yield marker_set.name.get(lang)
+        yield marker_set.back.get(lang)
+    for card in game.cards:
+        yield card.name.get(lang)
+        yield card.text.get(lang)
+    for deck in game.decks:
+        yield deck.name.get(lang)
+        yield deck.back.get(lang)
+
+
+def font_problems(game: GameData, lang: str) -> list[Finding]:
+    """Fonts the faces will need, checked before anything is drawn or written."""
+    from compiler.backends.art.fonts import BOLD, JAPANESE, REGULAR, MissingFont, font_path, has_cjk
+
+    needed = [REGULAR, BOLD]
+    if lang == "ja" or any(has_cjk(text) for text in _texts(game, lang)):
+        needed.append(JAPANESE)
+    problems = []
+    for font in needed:
+        try:
+            font_path(font)
+        except MissingFont as err:
+            problems.append(
+                Finding(
+                    "missing-font",
+                    game.game.loc,
+                    str(err),
+                    "run scripts/setup.sh, which installs the fonts",
+                )
+            )
+    return problems
+
+
+def overflow_findings(game: GameData, notes: list[tuple[str, str]]) -> list[Finding]:
+    """Shortened text, reported at the record whose text it is (warnings; the build goes on)."""
+    places: dict[str, Location] = {u.id: u.loc for u in game.units}
+    places.update({m.id: m.set.loc for m in game.markers.values()})
+    places.update({c.id: c.loc for c in game.cards})
+    return [
+        Finding(
+            "text-overflow",
+            places.get(piece, Location(game.root)),
+            note,
+            "shorten the text, or give the layout slot more room or a smaller min_size",
+            severity=Severity.WARNING,
+        )
+        for piece, note in dict.fromkeys(notes)
+    ]

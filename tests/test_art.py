@@ -6,9 +6,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 
-from compiler.backends.art.fonts import fit_lines, fit_text, font, text_width
+from compiler.backends.art.display import Drawing
+from compiler.backends.art.fonts import text_width
 from compiler.backends.art.pieces import (
     block_faces,
     card_face,
@@ -18,7 +19,9 @@ from compiler.backends.art.pieces import (
     png_bytes,
     step_overlay,
 )
-from compiler.backends.art.symbols import SYMBOLS, draw_symbol
+from compiler.backends.art.raster import rasterize
+from compiler.backends.art.symbols import SYMBOLS, symbol_ops
+from compiler.backends.art.textfit import Room, fit
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
@@ -105,15 +108,14 @@ def test_png_bytes_drop_metadata() -> None:
 
 
 def test_unknown_symbol_raises() -> None:
-    image = Image.new("RGBA", (40, 24))
     with pytest.raises(ValueError, match="bogus"):
-        draw_symbol(ImageDraw.Draw(image), (0, 0, 40, 24), "bogus", (0, 0, 0))
+        symbol_ops((0.0, 0.0, 0.6, 0.4), "bogus", (0, 0, 0))
 
 
 def test_every_known_symbol_draws() -> None:
     for symbol in SYMBOLS:
-        image = Image.new("RGBA", (40, 24))
-        draw_symbol(ImageDraw.Draw(image), (2, 2, 38, 22), symbol, (0, 0, 0))
+        ops = symbol_ops((0.1, 0.2, 0.9, 0.7), symbol, (0, 0, 0))
+        image = rasterize(Drawing(1.0, tuple(ops)), 40)
         assert (image.getbbox() is None) == (symbol == "none"), symbol
 
 
@@ -127,21 +129,23 @@ def test_every_known_symbol_draws() -> None:
         "",
     ],
 )
-@pytest.mark.parametrize("max_width", [10, 40, 58])
-def test_fit_text_never_overflows(text: str, max_width: int) -> None:
-    face, shown = fit_text(text, max_width, 14)
-    assert text_width(face, shown) <= max_width
+@pytest.mark.parametrize("max_width", [0.15, 0.6, 0.9])
+def test_fit_never_overflows(text: str, max_width: float) -> None:
+    one = fit(text, Room(max_width, 0.3, 0.2, 0.09))
+    assert all(text_width(line, one.height) <= max_width for line in one.lines)
+    shown = "".join(one.lines)
     assert shown == text or shown.endswith("…") or shown == ""
-    face, lines = fit_lines(text, max_width, 20, 14)
-    assert all(text_width(face, line) <= max_width for line in lines)
+    assert one.shortened == (shown != text)
+    two = fit(text, Room(max_width, 0.3, 0.2, 0.09, max_lines=2))
+    assert all(text_width(line, two.height) <= max_width for line in two.lines)
+    assert len(two.lines) <= 2
 
 
-def test_fit_text_keeps_short_text_at_the_start_size() -> None:
-    face, shown = fit_text("2-2", 60, 16, bold=True)
-    assert shown == "2-2"
-    assert isinstance(face, ImageFont.FreeTypeFont)
-    assert face.size == 16
-    assert face.path == getattr(font(16, True), "path", None)
+def test_fit_keeps_short_text_at_the_start_size() -> None:
+    fitted = fit("2-2", Room(0.9, 0.27, 0.27, 0.09, bold=True))
+    assert fitted.lines == ("2-2",)
+    assert fitted.height == 0.27
+    assert not fitted.shortened
 
 
 def test_markers_render() -> None:

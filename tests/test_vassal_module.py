@@ -163,3 +163,22 @@ def test_data_errors_block_the_build(mini: Path, tmp_path: Path) -> None:
     report, written = build_game(mini, out)
     assert written is None and not out.exists()
     assert [f.rule for f in report.findings] == ["unknown-location"]
+
+
+def test_missing_japanese_font_is_a_finding(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Japanese text needs IPAex Gothic: without it the build stops with a clear finding."""
+    import dataclasses
+
+    from compiler.backends.art import fonts
+    from compiler.backends.sheets.options import SheetOptions
+    from compiler.pipeline import build_game
+
+    missing = dataclasses.replace(fonts.JAPANESE, file="no-such-font.ttf")
+    monkeypatch.setattr(fonts, "JAPANESE", missing)
+    monkeypatch.setenv("COUNTERMIX_FONTS", str(tmp_path))
+    report, written = build_game(mini, tmp_path / "out", SheetOptions(lang="ja"))
+    assert written is None and not (tmp_path / "out").exists()
+    (finding,) = report.findings
+    assert finding.rule == "missing-font" and "fonts-ipaexfont-gothic" in finding.message

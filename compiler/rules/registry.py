@@ -57,6 +57,9 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         "build",
         ("board-image", "Board art exists, is readable and of sane size"),
         ("art-error", "Every piece can be drawn (its symbol is known)"),
+        ("missing-font", "The fonts the faces need are installed (Japanese: IPAex Gothic)"),
+        ("print-settings", "The game's print settings can be used (sizes, paper, offsets)"),
+        ("text-overflow", "Text that had to be shortened to fit its layout slot (a warning)"),
     )
 )
 

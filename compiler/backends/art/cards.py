@@ -1,32 +1,44 @@
-"""Card images (poker proportions): the face with name, number, class, values and text; the back.
+"""Cards (poker proportions) from their layout: the face with number, name, class, value boxes and
+text on a cream panel inside a frame in the deck colour; the back with the deck's back text.
 
-Layout in fractions of the card: a frame in the deck colour with the name on it, a cream panel
-with the category line, a grid of value boxes (numbers and digit strings, e.g. Pen 7 / Rng 2000),
-the other fields as "Key: value" lines and the card text wrapped into what room is left.
 Fields ending in _note, _source, _inferred or _known describe the data, not the card, and are
-not printed; neither are true/false flags.
+not printed; neither are true/false flags. Numbers and digit strings go into value boxes (up to
+four, e.g. PEN 7 / RNG 2000); the other fields become "Key: value" lines above the card text.
+A card without a number lets its name use the number's room; a card without value boxes lets
+its text use the boxes' room. `card_face` and `deck_back` rasterize the drawings.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
-from compiler.backends.art.canvas import Canvas, draw_lines, draw_text
-from compiler.backends.art.colours import RGB, darker, lighter, readable, rgb, rgba
-from compiler.backends.art.fonts import MIN_SIZE, Font, fit_lines, fit_text, line_height
+from compiler.backends.art.colours import RGB, darker, lighter, readable
+from compiler.backends.art.display import Box, Drawing, Line, Rect, Sketch
+from compiler.backends.art.raster import rasterize_to
+from compiler.backends.art.slots import (
+    Owner,
+    TextStyle,
+    colour,
+    face_slots,
+    find_layout,
+    place_text,
+    slot_ink,
+    unused,
+)
 from compiler.model.cards import Card, Deck
 from compiler.model.common import Scalar
 from compiler.model.gamedata import GameData
+from compiler.model.layouts import Layout, Slot
 
 PANEL_COLOUR: RGB = (248, 244, 232)
 PANEL_INK: RGB = (25, 25, 25)
 DEFAULT_DECK_COLOUR = "#404040"
 META_SUFFIXES = ("_note", "_source", "_inferred", "_known")
 MAX_BOXES = 4
-TITLE_BAND = (0.0, 0.0, 1.0, 0.135)
-PANEL = (0.05, 0.135, 0.95, 0.96)
+TEXT_LINES = 40
+TITLE_SHOWS = ("number", "name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,163 +87,212 @@ def _figure(value: Scalar) -> str:
     return str(value)
 
 
-def deck_colour(game: GameData, deck_id: str) -> RGB:
-    """The deck's colour, grey-black for an unknown deck."""
+def card_layout(game: GameData, deck_id: str) -> Layout:
+    """The deck's layout, else the standard card."""
     deck = game.deck(deck_id)
-    return rgb(deck.colour if deck is not None else DEFAULT_DECK_COLOUR)
+    return find_layout(game, deck.layout if deck is not None and deck.layout else "standard-card")
+
+
+def _deck_colour(game: GameData, deck_id: str, sketch: Sketch) -> RGB:
+    """The deck's colour (a warning when it is not a colour), grey-black for an unknown deck."""
+    deck = game.deck(deck_id)
+    text = deck.colour if deck is not None else DEFAULT_DECK_COLOUR
+    return colour(sketch, text, f"colour of deck `{deck_id}`")
+
+
+# -- the face -------------------------------------------------------------------------------
+
+
+def card_drawing(game: GameData, card: Card, lang: str = "en") -> Drawing:
+    """The face of a card laid out by its deck's layout."""
+    layout = card_layout(game, card.deck)
+    sketch = Sketch(layout.width, (64, 64, 64))
+    deck_colour = _deck_colour(game, card.deck, sketch)
+    sketch.background = deck_colour
+    w = layout.width
+    sketch.add(Rect((0, 0, w, 1), fill=deck_colour, radius=0.035))
+    slots = face_slots(layout, "front")
+    panel = (0.04 * w, _panel_top(slots), 0.96 * w, 0.975)
+    sketch.add(Rect(panel, fill=PANEL_COLOUR, radius=0.018))
+    fields = split_fields(card)
+    owner = Owner(f"card `{card.id}`", layout)
+    for slot in slots:
+        _card_slot(sketch, slot, _CardFace(card, fields, slots, lang), owner)
+    return sketch.finish()
+
+
+def _panel_top(slots: list[Slot]) -> float:
+    """The cream panel starts under the title slots (number and name)."""
+    title = [slot.box[3] for slot in slots if slot.show in TITLE_SHOWS and slot.box[3] < 0.3]
+    return max(title, default=0.02) + 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class _CardFace:
+    """What a card face shows, with the layout's slots (to borrow an empty slot's room)."""
+
+    card: Card
+    fields: CardFields
+    slots: list[Slot]
+    lang: str
+
+    def slot(self, show: str) -> Slot | None:
+        """The first slot showing `show`."""
+        return next((slot for slot in self.slots if slot.show == show), None)
+
+
+def _card_slot(sketch: Sketch, slot: Slot, face: _CardFace, owner: Owner) -> None:
+    """Fill one slot of a card face."""
+    card = face.card
+    box = sketch.box(slot.box)
+    preferred = (255, 255, 255) if slot.show in TITLE_SHOWS else PANEL_INK
+    ink = slot_ink(sketch, slot, box, preferred, owner)
+    if slot.show == "fields":
+        _value_boxes(sketch, slot, box, face, owner)
+        return
+    if slot.show == "name":
+        number = face.slot("number")
+        if card.number is None and number is not None:
+            box = _union(box, sketch.box(number.box))
+        text, lines = card.name.get(face.lang), 1
+    elif slot.show == "number":
+        text, lines = ("" if card.number is None else str(card.number)), 1
+    elif slot.show == "category":
+        parts = [card.category.upper()] + ([card.type] if face.slot("type") is None else [])
+        text, lines = " · ".join(part for part in parts if part), 1
+    elif slot.show == "type":
+        text, lines = card.type, 1
+    elif slot.show == "text":
+        box = _text_box(sketch, box, face)
+        body = [*face.fields.lines, card.text.get(face.lang)]
+        text, lines = "\n".join(line for line in body if line), TEXT_LINES
+    else:
+        unused(sketch, slot, owner)
+        return
+    style = TextStyle(ink, face.lang, lines, slot.show, top=slot.show == "text")
+    place_text(sketch, slot, box, text, owner, style)
+
+
+def _text_box(sketch: Sketch, box: Box, face: _CardFace) -> Box:
+    """The text slot, grown upwards into the value boxes' room when there are none."""
+    fields = face.slot("fields")
+    if face.fields.boxes or fields is None:
+        return box
+    return (box[0], min(box[1], fields.box[1]), box[2], box[3])
+
+
+def _union(first: Box, second: Box) -> Box:
+    """The smallest box holding both."""
+    return (
+        min(first[0], second[0]),
+        min(first[1], second[1]),
+        max(first[2], second[2]),
+        max(first[3], second[3]),
+    )
+
+
+def _value_boxes(sketch: Sketch, slot: Slot, box: Box, face: _CardFace, owner: Owner) -> None:
+    """Up to four value boxes in two columns: the key small at the top, the value big below."""
+    boxes = face.fields.boxes
+    if not boxes:
+        return
+    deck_colour = sketch.background
+    for (key, value), cell in zip(boxes, _grid(box, len(boxes)), strict=True):
+        fill = lighter(deck_colour, 0.8)
+        sketch.add(Rect(cell, fill=fill, outline=darker(deck_colour, 0.1), line_width=0.005))
+        ink = readable(fill, PANEL_INK)
+        height = cell[3] - cell[1]
+        pad = (cell[2] - cell[0]) * 0.06
+        key_box = (cell[0] + pad, cell[1], cell[2] - pad, cell[1] + height * 0.38)
+        value_box = (cell[0] + pad, cell[1] + height * 0.32, cell[2] - pad, cell[3])
+        key_slot = _resized(slot, slot.size * 0.6, bold=False)
+        value_slot = _resized(slot, slot.size * 1.5, bold=True)
+        style = TextStyle(ink, face.lang, 1, f"field `{key.lower()}`")
+        place_text(sketch, key_slot, key_box, key, owner, style)
+        place_text(sketch, value_slot, value_box, value, owner, style)
+
+
+def _resized(slot: Slot, size: float, bold: bool) -> Slot:
+    """A copy of the slot with another text size and weight."""
+    return Slot(
+        show=slot.show,
+        box=slot.box,
+        align="centre",
+        size=size,
+        min_size=min(slot.min_size, size),
+        bold=bold,
+        colour=slot.colour,
+        face=slot.face,
+    )
+
+
+def _grid(box: Box, count: int) -> list[Box]:
+    """Cells of a two-column grid filling `box`, rows at most 0.125 tall."""
+    rows = (count + 1) // 2
+    gap = 0.02
+    cell_w = (box[2] - box[0] - gap) / 2
+    cell_h = min(0.125, (box[3] - box[1] - gap * (rows - 1)) / rows)
+    cells = []
+    for index in range(count):
+        row, column = divmod(index, 2)
+        x0 = box[0] + column * (cell_w + gap)
+        y0 = box[1] + row * (cell_h + gap)
+        cells.append((x0, y0, x0 + cell_w, y0 + cell_h))
+    return cells
+
+
+# -- the back -------------------------------------------------------------------------------
+
+
+def deck_back_drawing(game: GameData, deck: Deck, lang: str = "en") -> Drawing:
+    """The back of a deck's cards: the deck colour, a texture, a frame, the back text or name."""
+    layout = find_layout(game, deck.layout or "standard-card")
+    w = layout.width
+    sketch = Sketch(w, (64, 64, 64))
+    deck_colour = colour(sketch, deck.colour, f"colour of deck `{deck.id}`")
+    sketch.background = deck_colour
+    sketch.add(Rect((0, 0, w, 1), fill=deck_colour, radius=0.035))
+    texture = lighter(deck_colour, 0.08)
+    for line in _diagonals((0.012, 0.012, w - 0.012, 0.988), 0.045):
+        sketch.add(Line(line, texture, 0.008))
+    frame = (0.07 * w, 0.05, 0.93 * w, 0.95)
+    sketch.add(Rect(frame, outline=lighter(deck_colour, 0.45), line_width=0.0095, radius=0.02))
+    text = deck.back.get(lang) or deck.name.get(lang)
+    ink = readable(deck_colour, (255, 255, 255))
+    slot = Slot(show="back-text", box=(0.12, 0.2, 0.88, 0.8), size=0.095, min_size=0.04, bold=True)
+    owner = Owner(f"deck `{deck.id}`", layout)
+    style = TextStyle(ink, lang, 4, "back text")
+    place_text(sketch, slot, sketch.box(slot.box), text, owner, style)
+    return sketch.finish()
+
+
+def _diagonals(box: Box, step: float) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """45° lines (lower left to upper right) `step` apart, clipped to `box`."""
+    x0, y0, x1, y1 = box
+    lines = []
+    offset = x0 - (y1 - y0)
+    while offset < x1:
+        # the line x = offset + (y1 - y): clip y to where x lies inside the box
+        top = max(y0, y1 - (x1 - offset))
+        bottom = min(y1, y1 - (x0 - offset))
+        if bottom > top:
+            lines.append(((offset + (y1 - bottom), bottom), (offset + (y1 - top), top)))
+        offset += step
+    return lines
+
+
+# -- raster images (the VASSAL module) --------------------------------------------------------
 
 
 def card_face(
     game: GameData, card: Card, width: int = 150, height: int = 210, lang: str = "en"
 ) -> Image.Image:
     """The face of a card, `width` × `height` RGBA."""
-    colour = deck_colour(game, card.deck)
-    canvas = Canvas(width, height)
-    radius = canvas.px(0.05)
-    canvas.draw.rounded_rectangle(canvas.box((0, 0, 1, 1)), radius=radius, fill=rgba(colour))
-    canvas.draw.rounded_rectangle(
-        canvas.box(PANEL), radius=canvas.px(0.025), fill=rgba(PANEL_COLOUR)
-    )
-    fields = split_fields(card)
-    boxes_bottom = _box_grid(canvas, fields.boxes, colour)
-    image = canvas.finish()
-    _title(image, card, colour, lang)
-    _class_line(image, card, lang)
-    _box_text(image, fields.boxes, lang)
-    body = [*fields.lines, card.text.get(lang)]
-    _body(image, [line for line in body if line], boxes_bottom, lang)
-    return image
-
-
-def _title(image: Image.Image, card: Card, colour: RGB, lang: str) -> None:
-    """Number at the left of the title band and the name, both on the deck colour."""
-    width, height = image.size
-    ink = readable(colour, (255, 255, 255))
-    centre_y = (TITLE_BAND[1] + TITLE_BAND[3]) / 2 * height + 1
-    left = width * 0.06
-    if card.number is not None:
-        face, number = fit_text(str(card.number), width * 0.16, round(width * 0.085), bold=True)
-        draw_text(image, (left + width * 0.08, centre_y), number, face, ink)
-        left += width * 0.18
-    room = width * 0.94 - left
-    face, name = fit_text(card.name.get(lang), room, round(width * 0.095), lang, bold=True)
-    draw_text(image, (left + room / 2, centre_y), name, face, ink)
-
-
-def _class_line(image: Image.Image, card: Card, lang: str) -> None:
-    """Category and type code under the title, small capitals."""
-    width, height = image.size
-    text = " · ".join(part for part in (card.category.upper(), card.type) if part)
-    if not text:
-        return
-    face, text = fit_text(text, width * 0.84, round(width * 0.065), lang)
-    draw_text(image, (width / 2, height * 0.175), text, face, lighter(PANEL_INK, 0.35))
-
-
-def _grid_cells(count: int) -> list[tuple[float, float, float, float]]:
-    """Boxes of a two-column value grid in card fractions, starting under the class line."""
-    cells = []
-    for index in range(count):
-        row, column = divmod(index, 2)
-        x0 = 0.1 + column * 0.42
-        y0 = 0.21 + row * 0.145
-        cells.append((x0, y0, x0 + 0.38, y0 + 0.125))
-    return cells
-
-
-def _box_grid(canvas: Canvas, boxes: list[tuple[str, str]], colour: RGB) -> float:
-    """Frames of the value boxes; returns the bottom of the grid (card fraction)."""
-    cells = _grid_cells(len(boxes))
-    for cell in cells:
-        canvas.draw.rounded_rectangle(
-            canvas.box(cell),
-            radius=canvas.px(0.03),
-            fill=rgba(lighter(colour, 0.8)),
-            outline=rgba(darker(colour, 0.1)),
-            width=canvas.px(1 / 150),
-        )
-    return max((cell[3] for cell in cells), default=0.2)
-
-
-def _box_text(image: Image.Image, boxes: list[tuple[str, str]], lang: str) -> None:
-    """Key small at the top of each value box, the value big below it."""
-    width, height = image.size
-    for (key, value), cell in zip(boxes, _grid_cells(len(boxes)), strict=True):
-        cx = (cell[0] + cell[2]) / 2 * width
-        room = (cell[2] - cell[0]) * width * 0.9
-        key_face, key = fit_text(key, room, round(width * 0.055), lang)
-        draw_text(image, (cx, (cell[1] + 0.025) * height), key, key_face, PANEL_INK)
-        value_face, value = fit_text(value, room, round(width * 0.11), lang, bold=True)
-        draw_text(image, (cx, (cell[1] + 0.08) * height), value, value_face, PANEL_INK)
-
-
-def _body(image: Image.Image, paragraphs: list[str], top: float, lang: str) -> None:
-    """Field lines and card text wrapped into the panel below the value boxes."""
-    if not paragraphs:
-        return
-    width, height = image.size
-    area_top = (top + 0.025) * height
-    area_bottom = (PANEL[3] - 0.02) * height
-    room_w = (PANEL[2] - PANEL[0] - 0.08) * width
-    room_h = area_bottom - area_top
-    text = "\n".join(paragraphs)
-    face, lines = fit_lines(
-        text, room_w, room_h, round(width * 0.085), lang, min_size=MIN_SIZE, max_lines=40
-    )
-    pitch = _pitch(face)
-    first = area_top + pitch / 2
-    left = PANEL[0] * width + width * 0.04
-    for index, line in enumerate(lines):
-        _left_text(image, (left, first + index * pitch), line, face)
-
-
-def _pitch(face: Font) -> float:
-    """Line pitch of body text."""
-    return float(line_height(face))
-
-
-def _left_text(image: Image.Image, at: tuple[float, float], text: str, face: Font) -> None:
-    """Left-aligned body text."""
-    half = face.getlength(text) / 2
-    draw_text(image, (at[0] + half, at[1]), text, face, PANEL_INK)
+    return rasterize_to(card_drawing(game, card, lang), width, height)
 
 
 def deck_back(
     game: GameData, deck: Deck, width: int = 150, height: int = 210, lang: str = "en"
 ) -> Image.Image:
-    """The back of a deck's cards: the deck colour, a frame and the back text (or deck name)."""
-    colour = rgb(deck.colour)
-    canvas = Canvas(width, height)
-    canvas.draw.rounded_rectangle(
-        canvas.box((0, 0, 1, 1)), radius=canvas.px(0.05), fill=rgba(colour)
-    )
-    _diagonals(canvas, lighter(colour, 0.08))
-    canvas.draw.rounded_rectangle(
-        canvas.box((0.07, 0.05, 0.93, 0.95)),
-        radius=canvas.px(0.03),
-        outline=rgba(lighter(colour, 0.45)),
-        width=canvas.px(2 / 150),
-    )
-    image = canvas.finish()
-    text = deck.back.get(lang) or deck.name.get(lang)
-    ink = readable(colour, (255, 255, 255))
-    face, lines = fit_lines(
-        text, width * 0.76, height * 0.6, round(width * 0.13), lang, bold=True, max_lines=4
-    )
-    draw_lines(image, (width / 2, height / 2), lines, face, ink)
-    return image
-
-
-def _diagonals(canvas: Canvas, colour: RGB) -> None:
-    """A faint diagonal texture over the back, kept inside the rounded corners."""
-    w, h = canvas.image.size
-    texture = Image.new("RGBA", (w, h), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(texture)
-    step = canvas.px(0.06)
-    for offset in range(-h, w, step):
-        draw.line((offset, h, offset + h, 0), fill=rgba(colour), width=canvas.px(0.012))
-    mask = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(mask).rounded_rectangle(
-        canvas.box((0, 0, 1, 1)), radius=canvas.px(0.05), fill=255
-    )
-    canvas.image.paste(texture, (0, 0), Image.composite(texture, Image.new("RGBA", (w, h)), mask))
+    """The back of a deck's cards, `width` × `height` RGBA."""
+    return rasterize_to(deck_back_drawing(game, deck, lang), width, height)

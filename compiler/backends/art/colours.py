@@ -9,18 +9,21 @@ GREY: RGB = (128, 128, 128)
 MIN_CONTRAST = 2.6
 
 
-def rgb(colour: str, fallback: RGB = GREY) -> RGB:
-    """`#rrggbb` (or `#rgb`) as an RGB tuple; anything else gives `fallback`."""
-    text = colour.strip().lstrip("#")
+def parse_colour(colour: str) -> RGB | None:
+    """`#rrggbb` (or `#rgb`) as an RGB tuple; None when the text is not a colour."""
+    text = colour.strip().removeprefix("#")
     if len(text) == 3:
         text = "".join(char * 2 for char in text)
-    if len(text) != 6:
-        return fallback
-    try:
-        value = int(text, 16)
-    except ValueError:
-        return fallback
+    if len(text) != 6 or any(char not in "0123456789abcdefABCDEF" for char in text):
+        return None
+    value = int(text, 16)
     return ((value >> 16) & 255, (value >> 8) & 255, value & 255)
+
+
+def rgb(colour: str, fallback: RGB = GREY) -> RGB:
+    """`#rrggbb` (or `#rgb`) as an RGB tuple; anything else gives `fallback`."""
+    parsed = parse_colour(colour)
+    return fallback if parsed is None else parsed
 
 
 def mix(first: RGB, second: RGB, amount: float) -> RGB:

@@ -14,8 +14,18 @@ from pathlib import Path
 
 from PIL import Image
 
-from compiler.backends.art import cards as art_cards
 from compiler.backends.art import pieces as art
+from compiler.backends.art.drawing import (
+    Drawing,
+    block_drawing,
+    card_drawing,
+    deck_back_drawing,
+    marker_drawing,
+    step_drawing,
+    unit_drawing,
+)
+from compiler.backends.art.raster import rasterize
+from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.boardart import load_board_art
 from compiler.backends.vassal.boards import render_board
@@ -33,8 +43,10 @@ from compiler.diagnostics import Finding
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
+from compiler.model.units import Unit
 
 PIECE_SIZE = 64
+CARD_HEIGHT = 210
 
 
 class ImageStore:
@@ -44,7 +56,9 @@ class ImageStore:
         self.files: dict[str, bytes] = {}
 
     def add(self, image: Image.Image, prefix: str) -> str:
-        data = art.png_bytes(image)
+        return self.add_png(art.png_bytes(image), prefix)
+
+    def add_png(self, data: bytes, prefix: str) -> str:
         name = f"{prefix}-{hashlib.sha1(data).hexdigest()[:16]}.png"
         self.files[name] = data
         return name
@@ -56,54 +70,94 @@ class ArtError(Exception):
         self.finding = finding
 
 
-def _render(
-    call: Callable[[], tuple[Image.Image, Image.Image | None]], rule_loc: Finding
-) -> tuple[Image.Image, Image.Image | None]:
-    try:
-        return call()
-    except ValueError as err:
-        raise ArtError(
-            Finding(rule_loc.rule, rule_loc.location, f"{rule_loc.message}: {err}", rule_loc.hint)
-        ) from err
+Job = tuple[str, str, Callable[[], bytes]]  # (cache key, image name prefix, make PNG bytes)
 
 
-def _unit_images(game: GameData, store: ImageStore) -> dict[str, pc.Images]:
-    out: dict[str, pc.Images] = {}
-    overlays: dict[int, str] = {}
+def _png(drawing: Callable[[], Drawing], height: int) -> Callable[[], bytes]:
+    return lambda: art.png_bytes(rasterize(drawing(), height))
+
+
+class FaceRenderer:
+    """Every face the module needs, drawn once per content (cache) on every core."""
+
+    def __init__(self, game: GameData, store: ImageStore, cache: RenderCache, lang: str) -> None:
+        self.game, self.store, self.cache, self.lang = game, store, cache, lang
+        self.jobs: list[Job] = []
+
+    def want(
+        self,
+        prefix: str,
+        drawing: Callable[[], Drawing],
+        *identity: object,
+        height: int = PIECE_SIZE,
+    ) -> str:
+        """Queue a face; returns its cache key (resolved to a file name by `finish`)."""
+        key = cache_key(prefix, height, self.lang, *identity)
+        self.jobs.append((key, prefix, _png(drawing, height)))
+        return key
+
+    def finish(self) -> dict[str, str]:
+        """Render what the cache lacks; map each key to its image file name."""
+        made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
+        return {key: self.store.add_png(made[key], prefix) for key, prefix, _make in self.jobs}
+
+
+def _unit_identity(game: GameData, unit: Unit) -> tuple[object, ...]:
+    unit_type = game.unit_type(unit.type)
+    layout = game.layout(unit_type.layout) if unit_type and unit_type.layout else None
+    nationality = next((n for n in game.game.nationalities if n.id == unit.nationality), None)
+    side = next((s for s in game.game.sides if s.id == unit.side), None)
+    return (unit, unit_type, nationality, side, layout, game.layouts)
+
+
+def _queue_units(
+    game: GameData, faces: FaceRenderer
+) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    keys: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+    lang = faces.lang
     for unit in game.units:
+        identity = _unit_identity(game, unit)
         unit_type = game.unit_type(unit.type)
-        where = Finding(
-            "art-error",
-            unit_type.loc if unit_type else unit.loc,
-            f"cannot draw unit `{unit.id}`",
-            "check the unit type's symbol",
-        )
         if unit_type is not None and unit_type.shape == "block":
-            face, back = _render(partial(art.block_faces, game, unit, PIECE_SIZE), where)
-            out[unit.id] = pc.Images(
-                store.add(face, "block"), store.add(back, "blockback") if back else ""
+            front = faces.want(
+                "block", partial(block_drawing, game, unit, "label", lang), *identity
             )
+            back = faces.want(
+                "blockback", partial(block_drawing, game, unit, "back", lang), *identity
+            )
+            keys[unit.id] = (front, back, ())
             continue
-        front, reverse = _render(partial(art.counter_faces, game, unit, PIECE_SIZE), where)
-        steps: list[str] = []
-        for lost in range(1, unit.steps):
-            if lost not in overlays:
-                overlays[lost] = store.add(art.step_overlay(lost, PIECE_SIZE), "step")
-            steps.append(overlays[lost])
-        out[unit.id] = pc.Images(
-            store.add(front, "unit"), store.add(reverse, "unit") if reverse else "", tuple(steps)
+        front = faces.want("unit", partial(unit_drawing, game, unit, "front", lang), *identity)
+        back = ""
+        if unit.back is not None:
+            back = faces.want(
+                "unit", partial(unit_drawing, game, unit, "back", lang), *identity, "back"
+            )
+        steps = tuple(
+            faces.want("step", partial(step_drawing, lost), "step", lost)
+            for lost in range(1, unit.steps)
         )
-    return out
+        keys[unit.id] = (front, back, steps)
+    return keys
 
 
-def _marker_images(game: GameData, store: ImageStore) -> dict[str, pc.Images]:
-    out = {}
+def _queue_markers(game: GameData, faces: FaceRenderer) -> dict[str, tuple[str, str]]:
+    keys: dict[str, tuple[str, str]] = {}
     for marker in game.markers.values():
-        front, back = art.marker_faces(game, marker, PIECE_SIZE)
-        out[marker.id] = pc.Images(
-            store.add(front, "marker"), store.add(back, "marker") if back else ""
+        identity = (marker.id, marker.value, marker.set, game.layouts)
+        front = faces.want(
+            "marker", partial(marker_drawing, game, marker, "front", faces.lang), *identity
         )
-    return out
+        back = ""
+        if marker.set.back.en:
+            back = faces.want(
+                "marker",
+                partial(marker_drawing, game, marker, "back", faces.lang),
+                *identity,
+                "back",
+            )
+        keys[marker.id] = (front, back)
+    return keys
 
 
 def map_names(maps: tuple[GameMap, ...]) -> dict[str, str]:
@@ -136,8 +190,11 @@ def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLa
     return turns, layout, store.add(render_board(game, layout), "board")
 
 
-def render_plan(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
-    """The slow half: lay out and draw every board and piece; returns the plan and the images."""
+def render_plan(
+    game: GameData, cache_dir: Path | None = None, lang: str = "en"
+) -> tuple[ModulePlan, dict[str, bytes]]:
+    """The slow half: lay out and draw every board and piece; returns the plan and the images.
+    Piece faces come from the render cache when their content has not changed."""
     store = ImageStore()
     arts = {m.id: load_board_art(game, m) for m in game.maps}
     layouts = {m.id: layout_map(m, _size(arts[m.id])) for m in game.maps}
@@ -147,17 +204,34 @@ def render_plan(game: GameData) -> tuple[ModulePlan, dict[str, bytes]]:
     turns, holding, holding_image = _reinforcements(game, store)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
-    cards = {c.id: store.add(art_cards.card_face(game, c), "card") for c in game.cards}
-    backs = {d.id: store.add(art_cards.deck_back(game, d), "cardback") for d in game.decks}
+    faces = FaceRenderer(game, store, RenderCache(cache_dir), lang)
+    unit_keys = _queue_units(game, faces)
+    marker_keys = _queue_markers(game, faces)
+    card_keys = {
+        c.id: faces.want(
+            "card", partial(card_drawing, game, c, lang), c, game.layouts, height=CARD_HEIGHT
+        )
+        for c in game.cards
+    }
+    back_keys = {
+        d.id: faces.want(
+            "cardback", partial(deck_back_drawing, game, d, lang), d, height=CARD_HEIGHT
+        )
+        for d in game.decks
+    }
+    names = faces.finish()
     plan = ModulePlan(
         game,
         layouts,
         map_names(game.maps),
         boards,
-        _unit_images(game, store),
-        _marker_images(game, store),
-        cards,
-        backs,
+        {
+            u: pc.Images(names[f], names[b] if b else "", tuple(names[k] for k in st))
+            for u, (f, b, st) in unit_keys.items()
+        },
+        {m: pc.Images(names[f], names[b] if b else "") for m, (f, b) in marker_keys.items()},
+        {c: names[k] for c, k in card_keys.items()},
+        {d: names[k] for d, k in back_keys.items()},
         _gpids(game),
         turns,
         holding_image,
@@ -218,8 +292,9 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise
 
 
-def build_module(game: GameData, out_dir: Path) -> Path:
-    _plan, files = plan_module(game)
+def build_module(game: GameData, out_dir: Path, lang: str = "en") -> Path:
+    plan, images = render_plan(game, out_dir / ".cache" / "faces", lang)
+    files = assemble(plan, images)
     target = out_dir / game.game.id / f"{game.game.id}.vmod"
     write_atomically(target, zip_bytes(files))
     return target

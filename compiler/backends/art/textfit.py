@@ -1,0 +1,156 @@
+"""Fitting text into a box: shrink from a start size to a minimum, wrap, then ellipsize.
+
+All lengths are in face units and measured with the font's own advance widths (fonts.py), so a
+text that fits here fits the same way in the PNG and in the PDF. `Fitted.shortened` tells the
+caller that text was cut with "…" (a warning for the user, never silent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.backends.art.fonts import ELLIPSIS, is_cjk, text_width
+
+LINE_PITCH = 1.1
+SHRINK = 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """Text set to fit: its font size, its lines, and whether it had to be cut."""
+
+    height: float
+    lines: tuple[str, ...]
+    shortened: bool
+
+    @property
+    def shown(self) -> str:
+        """The lines joined with spaces (for messages)."""
+        return " ".join(self.lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """Where text goes: width, height, sizes to try, weight, language, line limit."""
+
+    width: float
+    height: float
+    size: float
+    min_size: float
+    bold: bool = False
+    lang: str = "en"
+    max_lines: int = 1
+
+
+def sizes(start: float, floor: float) -> list[float]:
+    """Font sizes to try, largest first, ending at the floor."""
+    floor = min(floor, start)
+    out = []
+    size = start
+    while size > floor:
+        out.append(size)
+        size *= SHRINK
+    out.append(floor)
+    return out
+
+
+def fit(text: str, room: Room) -> Fitted:
+    """The largest size at which `text` fits the room whole; at the minimum size, cut with "…"."""
+    candidates = sizes(room.size, room.min_size)
+    for size in candidates:
+        lines = _layout(text, room, size)
+        if _fits(text, lines, room, size):
+            return Fitted(size, tuple(lines), False)
+    size = candidates[-1]
+    lines = _layout(text, room, size)
+    kept = _clip(lines, room, size)
+    return Fitted(size, tuple(kept), kept != lines or "".join(kept) != "".join(lines))
+
+
+def _layout(text: str, room: Room, size: float) -> list[str]:
+    """One line, or word-wrapped lines when more than one is allowed."""
+    if room.max_lines <= 1:
+        return [" ".join(text.split())] if text.strip() else []
+    return wrap(text, room.width, size, room.bold, room.lang)
+
+
+def _fits(text: str, lines: list[str], room: Room, size: float) -> bool:
+    """Whether lines fit in number, width and height, and no word had to be broken."""
+    if len(lines) > room.max_lines:
+        return False
+    if any(_width(line, size, room) > room.width for line in lines):
+        return False
+    if room.max_lines > 1:
+        if len(lines) * size * LINE_PITCH > room.height + 1e-9:
+            return False
+        return all(_width(word, size, room) <= room.width for word in words(text))
+    return True
+
+
+def _width(text: str, size: float, room: Room) -> float:
+    """Advance width of a line at `size`."""
+    return text_width(text, size, room.bold, room.lang)
+
+
+def _clip(lines: list[str], room: Room, size: float) -> list[str]:
+    """As many lines as fit, the last one ending in "…" when text was cut."""
+    fit_lines = int((room.height + 1e-9) // (size * LINE_PITCH)) if room.max_lines > 1 else 1
+    count = max(1, min(room.max_lines, fit_lines))
+    kept = lines[:count]
+    if len(lines) > count:
+        kept[-1] = kept[-1].rstrip() + ELLIPSIS
+    return [ellipsize(line, room.width, size, room.bold, room.lang) for line in kept]
+
+
+def ellipsize(text: str, max_width: float, size: float, bold: bool, lang: str) -> str:
+    """`text` cut at the end with "…" so that it fits `max_width` (maybe only "…", maybe "")."""
+    if text_width(text, size, bold, lang) <= max_width:
+        return text
+    body = text.removesuffix(ELLIPSIS)
+    for cut in range(len(body) - 1, 0, -1):
+        candidate = body[:cut].rstrip() + ELLIPSIS
+        if text_width(candidate, size, bold, lang) <= max_width:
+            return candidate
+    return ELLIPSIS if text_width(ELLIPSIS, size, bold, lang) <= max_width else ""
+
+
+def words(paragraph: str) -> list[str]:
+    """Words of a paragraph; CJK text breaks between any two characters."""
+    out: list[str] = []
+    for word in paragraph.split():
+        if any(is_cjk(char) for char in word):
+            out.extend(word)
+        else:
+            out.append(word)
+    return out
+
+
+def wrap(text: str, max_width: float, size: float, bold: bool, lang: str) -> list[str]:
+    """Greedy word wrap; paragraphs start new lines; words wider than a line split by character."""
+    lines: list[str] = []
+    for paragraph in text.splitlines():
+        line = ""
+        for word in words(paragraph):
+            glue = "" if not line or is_cjk(word) or is_cjk(line[-1]) else " "
+            joined = line + glue + word
+            if not line or text_width(joined, size, bold, lang) <= max_width:
+                line = joined
+                continue
+            lines.extend(_split_long(line, max_width, size, bold, lang))
+            line = word
+        lines.extend(_split_long(line, max_width, size, bold, lang))
+    return [line for line in lines if line]
+
+
+def _split_long(line: str, max_width: float, size: float, bold: bool, lang: str) -> list[str]:
+    """A line broken by character where it is wider than `max_width` on its own."""
+    out: list[str] = []
+    while len(line) > 1 and text_width(line, size, bold, lang) > max_width:
+        cut = len(line) - 1
+        while cut > 1 and text_width(line[:cut], size, bold, lang) > max_width:
+            cut -= 1
+        out.append(line[:cut])
+        line = line[cut:]
+    if line:
+        out.append(line)
+    return out

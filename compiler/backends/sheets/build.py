@@ -1,0 +1,158 @@
+"""Build a game's print sheets: counters.pdf, blocks.pdf and cards.pdf, written atomically.
+
+The same sources and options give byte-identical PDFs: pieces keep their order in the sources,
+and the PDFs carry no dates or random ids.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from compiler.backends.sheets.faces import (
+    block_face,
+    card_face,
+    deck_back_face,
+    marker_face,
+    unit_face,
+)
+from compiler.backends.sheets.options import SheetOptions
+from compiler.backends.sheets.pdf import Piece, SheetDoc, render
+from compiler.model.gamedata import GameData
+from compiler.model.units import Unit
+
+SHEET_FILES = ("counters.pdf", "blocks.pdf", "cards.pdf")
+
+
+def is_block(game: GameData, unit: Unit) -> bool:
+    """Whether a unit is a block (its type's shape), not a counter."""
+    unit_type = game.unit_type(unit.type)
+    return unit_type is not None and unit_type.shape == "block"
+
+
+def counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
+    """Unit counters (not blocks), then markers, each with front and back."""
+    units = tuple(
+        Piece(
+            u.id,
+            u.name.get(lang),
+            unit_face(game, u, "front", lang),
+            unit_face(game, u, "back", lang),
+            u.copies,
+        )
+        for u in game.units
+        if not is_block(game, u)
+    )
+    markers = tuple(
+        Piece(
+            m.id,
+            _marker_name(m.set.name.get(lang), m.value),
+            marker_face(game, m, "front", lang),
+            marker_face(game, m, "back", lang),
+            m.set.copies,
+        )
+        for m in game.markers.values()
+    )
+    return units + markers
+
+
+def _marker_name(name: str, value: object) -> str:
+    """A marker's name with its value, if it has one."""
+    return name if value is None else f"{name} {value}"
+
+
+def block_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
+    """One label per block (blocks have one labelled face)."""
+    return tuple(
+        Piece(u.id, u.name.get(lang), block_face(game, u, lang), None, u.copies)
+        for u in game.units
+        if is_block(game, u)
+    )
+
+
+def card_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
+    """Every card with its deck's back."""
+    pieces = []
+    for card in game.cards:
+        deck = game.deck(card.deck)
+        back = None if deck is None else deck_back_face(game, deck, lang)
+        face = card_face(game, card, lang)
+        pieces.append(Piece(card.id, card.name.get(lang), face, back, card.copies))
+    return tuple(pieces)
+
+
+def sheet_docs(game: GameData, options: SheetOptions) -> dict[str, tuple[SheetDoc, SheetOptions]]:
+    """File name → the document and the options it is printed with (only non-empty ones)."""
+    lang = options.lang
+    title = game.game.title.get(lang)
+    size = options.counter_mm
+    docs = {
+        "counters.pdf": (
+            SheetDoc(f"{title} — counters", "counters", counter_pieces(game, lang), (size, size)),
+            options,
+        ),
+        "blocks.pdf": (
+            SheetDoc(
+                f"{title} — block labels",
+                "blocks",
+                block_pieces(game, lang),
+                (options.block_mm, options.block_mm),
+            ),
+            options.with_duplex("none"),
+        ),
+        "cards.pdf": (
+            SheetDoc(f"{title} — cards", "cards", card_pieces(game, lang), options.card_mm),
+            options,
+        ),
+    }
+    return {name: pair for name, pair in docs.items() if pair[0].pieces}
+
+
+def write_sheets(
+    game: GameData,
+    out_dir: Path,
+    options: SheetOptions | None = None,
+    warnings: list[tuple[str, str]] | None = None,
+) -> list[Path]:
+    """Write the game's sheet PDFs into `out_dir`; returns their paths.
+
+    `options` default to the game's `print:` settings. Sheet files the game no longer has are
+    removed. Text that did not fit a face is reported into `warnings` as (piece id, note), if given.
+    """
+    options = options or SheetOptions.from_settings(game.game.print)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    docs = sheet_docs(game, options)
+    for name, (doc, doc_options) in docs.items():
+        if warnings is not None:
+            warnings.extend(_face_warnings(doc))
+        written.append(write_atomic(out_dir / name, render(doc, doc_options)))
+    for name in SHEET_FILES:
+        if name not in docs:
+            (out_dir / name).unlink(missing_ok=True)
+    return written
+
+
+def _face_warnings(doc: SheetDoc) -> list[tuple[str, str]]:
+    """(piece id, note) for the text-overflow notes of every face in a document."""
+    notes: list[tuple[str, str]] = []
+    for piece in doc.pieces:
+        for face in (piece.front, piece.back):
+            if face is not None:
+                notes.extend((piece.id, note) for note in face.warnings)
+    return notes
+
+
+def write_atomic(path: Path, data: bytes) -> Path:
+    """Write `data` to a temporary file beside `path`, then move it into place."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return path

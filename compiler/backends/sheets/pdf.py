@@ -1,0 +1,456 @@
+"""Write an imposed sheet document as a print-ready PDF with reportlab.
+
+Every distinct face is one Form XObject ("cm.front.<n>.<id>" / "cm.back.<n>.<id>"), drawn at its
+slot with a plain translation, so copies share one definition and the placement of each face can
+be read back from the page content (the tests do). Each page carries MediaBox = paper, TrimBox =
+the piece grid and BleedBox = TrimBox grown by the bleed. Bleed: under every face lies a copy of it
+scaled up by the bleed, so a slightly-off cut shows the face's edge colour, not white paper; the
+faces themselves are drawn after all bleeds, so neighbours packed edge to edge stay intact.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from reportlab.pdfgen.canvas import Canvas
+
+from compiler.backends.sheets.faces import Face, draw_face, prepare
+from compiler.backends.sheets.fonts import SANS, SANS_BOLD, fit, font_for, register_sheet_fonts
+from compiler.backends.sheets.impose import Imposition, Placement, Rect, bounding, impose, mirror
+from compiler.backends.sheets.options import MM, SheetOptions
+
+MARK_GAP = 0.5 * MM
+"""Space between the bleed edge and the start of a cut mark."""
+EDGE_KEEP = 3.0 * MM
+"""Cut marks stop this far from the paper edge (most printers cannot print closer)."""
+MARK_WIDTH = 0.25
+LABEL_SIZE = 6.0
+CROSS = 24.0 * MM
+"""Side of the calibration cross's square."""
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One piece of a sheet document: its faces and how many copies to print."""
+
+    id: str
+    name: str
+    front: Face
+    back: Face | None
+    copies: int
+
+
+@dataclass(frozen=True, slots=True)
+class SheetDoc:
+    """What one PDF holds: a title, the pieces in print order and the slot size in mm."""
+
+    title: str
+    kind: str
+    pieces: tuple[Piece, ...]
+    slot_mm: tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """One face to draw on a page: its form's name and the rectangle it fills."""
+
+    form: str
+    rect: Rect
+
+
+def render(doc: SheetDoc, options: SheetOptions) -> bytes:
+    """The whole PDF of `doc`: sheets, then the calibration pair, then the sheet index."""
+    imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
+    buffer = io.BytesIO()
+    canvas = _new_canvas(buffer, doc, options)
+    forms = _define_forms(canvas, doc.pieces, imposition.grid.slot_h)
+    for sheet in range(imposition.sheets):
+        _sheet_pages(canvas, doc, imposition, forms, sheet, options)
+    if options.duplex == "mirror" and options.calibration and _has_backs(doc):
+        _calibration_pages(canvas, options)
+    if options.index:
+        _index_pages(canvas, doc, imposition, options)
+    canvas.save()
+    return buffer.getvalue()
+
+
+def _has_backs(doc: SheetDoc) -> bool:
+    """Whether any piece of the document has a back."""
+    return any(p.back is not None for p in doc.pieces)
+
+
+def _new_canvas(buffer: io.BytesIO, doc: SheetDoc, options: SheetOptions) -> Canvas:
+    """A deterministic canvas (no dates, no random ids) with our embedded fonts."""
+    register_sheet_fonts()
+    canvas = Canvas(
+        buffer,
+        pagesize=options.page_pt,
+        invariant=1,
+        pageCompression=1,
+        initialFontName=SANS,
+        initialFontSize=LABEL_SIZE,
+    )
+    canvas.setTitle(doc.title)
+    canvas.setAuthor("countermix")
+    canvas.setCreator("countermix")
+    canvas.setSubject(f"{doc.kind} print sheets")
+    prepare(canvas)
+    return canvas
+
+
+# ---- faces as forms ---------------------------------------------------------------------------
+
+
+def form_name(side: str, item: int, piece_id: str) -> str:
+    """The form of one piece's side: a valid PDF name that says what it holds."""
+    return f"cm.{side}.{item:04d}.{re.sub(r'[^A-Za-z0-9_.-]', '_', piece_id)}"
+
+
+def _define_forms(
+    canvas: Canvas, pieces: Sequence[Piece], height: float
+) -> dict[tuple[int, str], tuple[str, float]]:
+    """Define every face once; (item, side) → (form name, face width in points)."""
+    forms: dict[tuple[int, str], tuple[str, float]] = {}
+    for item, piece in enumerate(pieces):
+        for side, face in (("front", piece.front), ("back", piece.back)):
+            if face is None:
+                continue
+            name = form_name(side, item, piece.id)
+            width = face.width * height
+            canvas.beginForm(name, 0, 0, width, height)
+            draw_face(canvas, face, 0.0, 0.0, height)
+            canvas.endForm()
+            forms[(item, side)] = (name, width)
+    return forms
+
+
+def _face_rect(slot: Rect, width: float) -> Rect:
+    """Where a face `width` wide sits in its slot: centred across, full height."""
+    return Rect(slot.x + (slot.w - width) / 2, slot.y, width, slot.h)
+
+
+def _drawn(
+    placements: Iterable[Placement], forms: dict[tuple[int, str], tuple[str, float]], side: str
+) -> list[Drawn]:
+    """The faces of one side of some placements (pieces without that side are skipped)."""
+    out: list[Drawn] = []
+    for placement in placements:
+        slot = placement.front if side == "front" else placement.back
+        form = forms.get((placement.item, side))
+        if slot is not None and form is not None:
+            out.append(Drawn(form[0], _face_rect(slot, form[1])))
+    return out
+
+
+def _draw_faces(canvas: Canvas, faces: Sequence[Drawn], bleed: float) -> None:
+    """Bleed under every face first, then every face on top."""
+    if bleed > 0:
+        for face in faces:
+            canvas.saveState()
+            canvas.translate(face.rect.x - bleed, face.rect.y - bleed)
+            canvas.scale(
+                (face.rect.w + 2 * bleed) / face.rect.w, (face.rect.h + 2 * bleed) / face.rect.h
+            )
+            canvas.doForm(face.form)
+            canvas.restoreState()
+    for face in faces:
+        canvas.saveState()
+        canvas.translate(face.rect.x, face.rect.y)
+        canvas.doForm(face.form)
+        canvas.restoreState()
+
+
+# ---- sheet pages ------------------------------------------------------------------------------
+
+
+def _sheet_pages(
+    canvas: Canvas,
+    doc: SheetDoc,
+    imposition: Imposition,
+    forms: dict[tuple[int, str], tuple[str, float]],
+    sheet: int,
+    options: SheetOptions,
+) -> None:
+    """One sheet: a front page and a mirrored back page, or one gutter-fold or front-only page."""
+    placements = imposition.on_sheet(sheet)
+    label = f"{doc.title} — sheet {sheet + 1} of {imposition.sheets}"
+    fronts = _drawn(placements, forms, "front")
+    backs = _drawn(placements, forms, "back")
+    if imposition.mode == "gutter-fold":
+        _sheet_page(canvas, fronts + backs, placements, options, f"{label} (fold)", fold=True)
+        return
+    _sheet_page(canvas, fronts, placements, options, f"{label}, front")
+    if imposition.mode == "mirror" and backs:
+        _sheet_page(canvas, backs, placements, options, f"{label}, back", back=True)
+
+
+def _sheet_page(
+    canvas: Canvas,
+    faces: Sequence[Drawn],
+    placements: Sequence[Placement],
+    options: SheetOptions,
+    label: str,
+    *,
+    back: bool = False,
+    fold: bool = False,
+) -> None:
+    """Draw one page of faces with its cut marks, boxes and label, then close it."""
+    slots = _slots(placements, back=back, fold=fold)
+    trim = bounding(slots)
+    bleed = options.bleed_mm * MM
+    _set_boxes(canvas, trim, bleed, options)
+    _draw_faces(canvas, faces, bleed)
+    if options.cut_marks:
+        _cut_marks(canvas, slots, trim, options)
+    if fold:
+        _fold_line(canvas, options)
+    _page_label(canvas, label, options)
+    canvas.showPage()
+
+
+def _slots(placements: Sequence[Placement], *, back: bool, fold: bool) -> list[Rect]:
+    """The slot rectangles a page shows: fronts, backs, or both (gutter-fold)."""
+    fronts = [p.front for p in placements]
+    backs = [p.back for p in placements if p.back is not None]
+    if fold:
+        return fronts + backs
+    return backs if back else fronts
+
+
+def _set_boxes(canvas: Canvas, trim: Rect, bleed: float, options: SheetOptions) -> None:
+    """TrimBox = `trim`, BleedBox = trim grown by the bleed, both inside the MediaBox."""
+    page_w, page_h = options.page_pt
+    media = Rect(0.0, 0.0, page_w, page_h)
+    trim = trim.clipped(media)
+    grown = trim.grown(bleed).clipped(media)
+    canvas.setTrimBox(_box(trim))
+    canvas.setBleedBox(_box(grown))
+
+
+def _box(rect: Rect) -> tuple[float, float, float, float]:
+    """A rectangle as a PDF box (x0, y0, x1, y1), rounded to what the PDF will hold."""
+    return (round(rect.x, 4), round(rect.y, 4), round(rect.right, 4), round(rect.top, 4))
+
+
+def _cut_marks(canvas: Canvas, slots: Sequence[Rect], trim: Rect, options: SheetOptions) -> None:
+    """Marks in the margin along every column and row edge, outside the bleed."""
+    page_w, page_h = options.page_pt
+    start = options.bleed_mm * MM + MARK_GAP
+    length = options.mark_length_mm * MM
+    xs = sorted({round(v, 3) for r in slots for v in (r.x, r.right)})
+    ys = sorted({round(v, 3) for r in slots for v in (r.y, r.top)})
+    canvas.saveState()
+    canvas.setLineWidth(MARK_WIDTH)
+    canvas.setStrokeColorRGB(0, 0, 0)
+    top = min(length, page_h - trim.top - start - EDGE_KEEP)
+    bottom = min(length, trim.y - start - EDGE_KEEP)
+    left = min(length, trim.x - start - EDGE_KEEP)
+    right = min(length, page_w - trim.right - start - EDGE_KEEP)
+    for x in xs:
+        _mark(canvas, (x, trim.top + start), (x, trim.top + start + top), top)
+        _mark(canvas, (x, trim.y - start), (x, trim.y - start - bottom), bottom)
+    for y in ys:
+        _mark(canvas, (trim.x - start, y), (trim.x - start - left, y), left)
+        _mark(canvas, (trim.right + start, y), (trim.right + start + right, y), right)
+    canvas.restoreState()
+
+
+def _mark(
+    canvas: Canvas, start: tuple[float, float], end: tuple[float, float], length: float
+) -> None:
+    """One cut mark, if there is at least a millimetre of room for it."""
+    if length >= 1.0 * MM:
+        canvas.line(start[0], start[1], end[0], end[1])
+
+
+def _fold_line(canvas: Canvas, options: SheetOptions) -> None:
+    """The dashed fold line down the middle of a gutter-fold page."""
+    page_w, page_h = options.page_pt
+    canvas.saveState()
+    canvas.setLineWidth(MARK_WIDTH)
+    canvas.setStrokeColorRGB(0.4, 0.4, 0.4)
+    canvas.setDash(3, 2)
+    canvas.line(page_w / 2, EDGE_KEEP, page_w / 2, page_h - EDGE_KEEP)
+    canvas.restoreState()
+
+
+def _page_label(canvas: Canvas, label: str, options: SheetOptions) -> None:
+    """A small label at the bottom edge of the page saying what the page is."""
+    page_w, _ = options.page_pt
+    font = font_for(label)
+    canvas.setFillColorRGB(0.3, 0.3, 0.3)
+    canvas.setFont(font, LABEL_SIZE)
+    canvas.drawString(EDGE_KEEP, 2.0 * MM, fit(label, font, LABEL_SIZE, page_w - 2 * EDGE_KEEP))
+
+
+# ---- calibration ------------------------------------------------------------------------------
+
+CALIBRATION_TEXT = (
+    "Duplex calibration. Print this pair of pages double-sided, flipping on the long edge,",
+    "at 100% scale (no 'fit to page'). Hold the sheet against a light and look at the BACK side.",
+    "Read on the back's rulers where each cross of the front lies: x to the right, y up, in mm.",
+    "Add those numbers to the back offset and rebuild (current back offset: {x:g}, {y:g} mm).",
+    "If the two crosses give different readings, the printer scales or rotates the back.",
+)
+
+
+def _calibration_pages(canvas: Canvas, options: SheetOptions) -> None:
+    """A front page with two crosses and a back page with crosses and rulers behind them."""
+    page_w, page_h = options.page_pt
+    offset = (options.back_offset_mm[0] * MM, options.back_offset_mm[1] * MM)
+    _cross_form(canvas, "cm.front.calibration", rulers=False)
+    _cross_form(canvas, "cm.back.calibration", rulers=True)
+    spots = [
+        Rect(page_w / 3 - CROSS / 2, page_h * 0.55 - CROSS / 2, CROSS, CROSS),
+        Rect(2 * page_w / 3 - CROSS / 2, page_h * 0.3 - CROSS / 2, CROSS, CROSS),
+    ]
+    for side in ("front", "back"):
+        rects = spots if side == "front" else [mirror(r, page_w, offset) for r in spots]
+        _set_boxes(canvas, _inside_margins(options), options.bleed_mm * MM, options)
+        _draw_faces(canvas, [Drawn(f"cm.{side}.calibration", r) for r in rects], 0.0)
+        _instructions(canvas, options)
+        _page_label(canvas, f"Duplex calibration, {side}", options)
+        canvas.showPage()
+
+
+def _cross_form(canvas: Canvas, name: str, *, rulers: bool) -> None:
+    """A cross through the centre of a CROSS-sized square, with mm rulers on the back one."""
+    centre = CROSS / 2
+    canvas.beginForm(name, 0, 0, CROSS, CROSS)
+    canvas.setLineWidth(0.3)
+    canvas.setStrokeColorRGB(0, 0, 0)
+    canvas.line(0, centre, CROSS, centre)
+    canvas.line(centre, 0, centre, CROSS)
+    canvas.circle(centre, centre, 1.0 * MM)
+    if rulers:
+        _rulers(canvas, centre)
+    canvas.endForm()
+
+
+def _rulers(canvas: Canvas, centre: float) -> None:
+    """Millimetre ticks along both arms of the cross, numbered every 5 mm."""
+    canvas.setFont(SANS, 4)
+    canvas.setFillColorRGB(0, 0, 0)
+    for mm in range(-10, 11):
+        if mm == 0:
+            continue
+        at = centre + mm * MM
+        tick = (1.2 if mm % 5 == 0 else 0.6) * MM
+        canvas.line(at, centre - tick, at, centre + tick)
+        canvas.line(centre - tick, at, centre + tick, at)
+        if mm % 5 == 0:
+            canvas.drawCentredString(at, centre - 3.0 * MM, str(mm))
+            canvas.drawString(centre + 1.6 * MM, at - 1.0, str(mm))
+
+
+def _instructions(canvas: Canvas, options: SheetOptions) -> None:
+    """The calibration instructions at the top of the page."""
+    area = _inside_margins(options)
+    x, y = options.back_offset_mm
+    canvas.setFillColorRGB(0, 0, 0)
+    canvas.setFont(SANS, 8)
+    for line_no, text in enumerate(CALIBRATION_TEXT):
+        canvas.drawString(area.x, area.top - 10 - line_no * 11, text.format(x=x, y=y))
+
+
+def _inside_margins(options: SheetOptions) -> Rect:
+    """The page inside its margins."""
+    page_w, page_h = options.page_pt
+    margin = options.margin_mm * MM
+    return Rect(margin, margin, page_w - 2 * margin, page_h - 2 * margin)
+
+
+# ---- sheet index ------------------------------------------------------------------------------
+
+INDEX_SIZE = 7.5
+INDEX_LEADING = 10.0
+INDEX_COLUMNS = (("Page", 0.0), ("Positions (row, column)", 0.08), ("Id", 0.42), ("Name", 0.64))
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """One line of the sheet index: a piece's copies on one sheet."""
+
+    page: str
+    positions: str
+    id: str
+    name: str
+    copies: str
+
+
+def index_rows(doc: SheetDoc, imposition: Imposition) -> list[IndexRow]:
+    """Which piece sits where: one row per piece and sheet, in print order."""
+    rows: list[IndexRow] = []
+    for sheet in range(imposition.sheets):
+        placements = imposition.on_sheet(sheet)
+        for item in sorted({p.item for p in placements}):
+            mine = [p for p in placements if p.item == item]
+            piece = doc.pieces[item]
+            copies = f"{len(mine)}" if len(mine) == piece.copies else f"{len(mine)}/{piece.copies}"
+            page = _page_numbers(imposition, sheet, piece.back is not None)
+            rows.append(IndexRow(page, _positions(mine), piece.id, piece.name, copies))
+    return rows
+
+
+def _page_numbers(imposition: Imposition, sheet: int, has_back: bool) -> str:
+    """The PDF page of a sheet's front, and of its back in mirror mode ("3/4")."""
+    if imposition.mode != "mirror":
+        return str(sheet + 1)
+    if has_back:
+        return f"{2 * sheet + 1}/{2 * sheet + 2}"
+    return str(2 * sheet + 1)
+
+
+def _positions(placements: Sequence[Placement]) -> str:
+    """Rows and column ranges of some placements, e.g. "R1 C1–8, R2 C1–3" (1-based)."""
+    runs: dict[int, list[int]] = {}
+    for placement in placements:
+        runs.setdefault(placement.row, []).append(placement.col)
+    parts = []
+    for row, cols in sorted(runs.items()):
+        lo, hi = min(cols) + 1, max(cols) + 1
+        parts.append(f"R{row + 1} C{lo}" if lo == hi else f"R{row + 1} C{lo}–{hi}")
+    return ", ".join(parts)
+
+
+def _index_pages(
+    canvas: Canvas, doc: SheetDoc, imposition: Imposition, options: SheetOptions
+) -> None:
+    """The sheet index as a table over as many pages as it needs."""
+    area = _inside_margins(options)
+    rows = index_rows(doc, imposition)
+    per_page = max(1, int((area.h - 3 * INDEX_LEADING) // INDEX_LEADING))
+    chunks = [rows[i : i + per_page] for i in range(0, len(rows), per_page)] or [[]]
+    for number, chunk in enumerate(chunks, start=1):
+        _set_boxes(canvas, area, options.bleed_mm * MM, options)
+        title = f"{doc.title} — sheet index ({number}/{len(chunks)})"
+        canvas.setFillColorRGB(0, 0, 0)
+        canvas.setFont(font_for(title, bold=True), 11)
+        canvas.drawString(area.x, area.top - 11, title)
+        _index_line(canvas, area, area.top - 2.5 * INDEX_LEADING, _header(), bold=True)
+        for line_no, row in enumerate(chunk, start=1):
+            y = area.top - (2.5 + line_no) * INDEX_LEADING
+            _index_line(canvas, area, y, row, bold=False)
+        canvas.showPage()
+
+
+def _header() -> IndexRow:
+    """The index's column headings."""
+    names = [name for name, _ in INDEX_COLUMNS]
+    return IndexRow(names[0], names[1], names[2], names[3], "Copies")
+
+
+def _index_line(canvas: Canvas, area: Rect, y: float, row: IndexRow, *, bold: bool) -> None:
+    """One table line: each cell cut to its column's width."""
+    cells = (row.page, row.positions, row.id, row.name)
+    starts = [area.x + area.w * frac for _, frac in INDEX_COLUMNS] + [area.right - 30]
+    for col, text in enumerate(cells):
+        font = font_for(text, bold=bold)
+        canvas.setFont(font, INDEX_SIZE)
+        width = starts[col + 1] - starts[col] - 4
+        canvas.drawString(starts[col], y, fit(text, font, INDEX_SIZE, width))
+    canvas.setFont(SANS_BOLD if bold else SANS, INDEX_SIZE)
+    canvas.drawRightString(area.right, y, row.copies)
