@@ -117,7 +117,7 @@ constraints:
 """
 
 
-def write_game(folder: Path, spec: GameSpec, turns: int = 20) -> None:
+def write_game(folder: Path, spec: GameSpec, turns: int = 20, marker_copies: int = 200) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "scenarios").mkdir(exist_ok=True)
     turn_lines = "\n".join(f"    - {{n: {n}}}" for n in range(1, turns + 1))
@@ -143,7 +143,7 @@ def write_game(folder: Path, spec: GameSpec, turns: int = 20) -> None:
     ]
     parts.append(
         "markers:\n  - {id: strength, name: Strength, kind: strength, "
-        f"values: [{', '.join(str(v) for v in range(1, 22))}], copies: 100000}}\n"
+        f"values: [{', '.join(str(v) for v in range(1, 22))}], copies: {marker_copies}}}\n"
     )
     parts.append("units:\n")
     parts += [_unit_line(u) for u in spec.units]

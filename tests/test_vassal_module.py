@@ -182,3 +182,19 @@ def test_missing_japanese_font_is_a_finding(
     assert written is None and not (tmp_path / "out").exists()
     (finding,) = report.findings
     assert finding.rule == "missing-font" and "fonts-ipaexfont-gothic" in finding.message
+
+
+def test_rebuilds_draw_only_what_changed(mini: Path, tmp_path: Path) -> None:
+    """Faces come from the content-addressed cache under build/; outputs stay identical."""
+    from compiler.backends.vassal.module import render_plan
+    from tests.conftest import replace_in
+
+    cache = tmp_path / "cache"
+    first, images = render_plan(_game(mini), cache)
+    assert first.faces_drawn > 0 and first.faces_reused == 0
+    again, images_again = render_plan(_game(mini), cache)
+    assert (again.faces_drawn, again.faces_reused) == (0, first.faces_drawn)
+    assert images_again == images
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    changed, _ = render_plan(_game(mini), cache)
+    assert changed.faces_drawn == 2  # front and back of the renamed unit

@@ -74,14 +74,16 @@ class RenderCache:
         """Bytes for every (key, make) job: from the cache, else made — on every core when
         there are many misses."""
         out: dict[str, bytes] = {}
-        todo: list[tuple[str, Callable[[], bytes]]] = []
+        todo: dict[str, Callable[[], bytes]] = {}
         for key, make in jobs:
+            if key in out or key in todo:
+                continue
             found = self.get(key)
             if found is None:
-                todo.append((key, make))
+                todo[key] = make
             else:
                 out[key] = found
-        for key, data in zip([k for k, _ in todo], parallel_map([m for _, m in todo]), strict=True):
+        for key, data in zip(list(todo), parallel_map(list(todo.values())), strict=True):
             self.put(key, data)
             out[key] = data
         return out

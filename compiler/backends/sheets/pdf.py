@@ -15,12 +15,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from reportlab import rl_config
 from reportlab.pdfgen.canvas import Canvas
 
 from compiler.backends.sheets.faces import Face, draw_face, prepare
 from compiler.backends.sheets.fonts import SANS, SANS_BOLD, fit, font_for, register_sheet_fonts
 from compiler.backends.sheets.impose import Imposition, Placement, Rect, bounding, impose, mirror
 from compiler.backends.sheets.options import MM, SheetOptions
+
+# Compressed streams stay binary: ASCII85 only makes them larger and costs a third of the time.
+rl_config.useA85 = 0
 
 MARK_GAP = 0.5 * MM
 """Space between the bleed edge and the start of a cut mark."""

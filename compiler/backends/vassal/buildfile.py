@@ -34,6 +34,8 @@ class ModulePlan:
     reinforcement_turns: list[int] = field(default_factory=list)
     reinforcement_image: str = ""
     scenario_files: dict[str, str] = field(default_factory=dict)
+    faces_drawn: int = 0  # faces rendered this build (the rest came from the render cache)
+    faces_reused: int = 0
 
     @property
     def next_gpid(self) -> int:

@@ -220,6 +220,7 @@ def render_plan(
         for d in game.decks
     }
     names = faces.finish()
+    drawn, reused = faces.cache.misses, faces.cache.hits
     plan = ModulePlan(
         game,
         layouts,
@@ -236,6 +237,7 @@ def render_plan(
         turns,
         holding_image,
     )
+    plan.faces_drawn, plan.faces_reused = drawn, reused
     return plan, {f"images/{name}": data for name, data in store.files.items()}
 
 
