@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from compiler.backends.vassal.module import build_module, plan_module, write_atomically
+from compiler.backends.files import write_atomically
+from compiler.backends.vassal.module import build_module, plan_module
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from tests.conftest import DATA, SOURCES

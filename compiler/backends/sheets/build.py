@@ -6,10 +6,9 @@ and the PDFs carry no dates or random ids.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
+from compiler.backends.files import write_atomically
 from compiler.backends.sheets.faces import (
     block_face,
     card_face,
@@ -127,7 +126,7 @@ def write_sheets(
     for name, (doc, doc_options) in docs.items():
         if warnings is not None:
             warnings.extend(_face_warnings(doc))
-        written.append(write_atomic(out_dir / name, render(doc, doc_options)))
+        written.append(write_atomically(out_dir / name, render(doc, doc_options)))
     for name in SHEET_FILES:
         if name not in docs:
             (out_dir / name).unlink(missing_ok=True)
@@ -142,17 +141,3 @@ def _face_warnings(doc: SheetDoc) -> list[tuple[str, str]]:
             if face is not None:
                 notes.extend((piece.id, note) for note in face.warnings)
     return notes
-
-
-def write_atomic(path: Path, data: bytes) -> Path:
-    """Write `data` to a temporary file beside `path`, then move it into place."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return path

@@ -368,25 +368,7 @@ def _decks(element: etree._Element, plan: ModulePlan, layout: MapLayout) -> None
         box_id = deck_box(plan, deck.id, layout)
         used.add(box_id)
         x, y = layout.positions.get(box_id, (100, 100))
-        pile = node(
-            element,
-            MAP + "DrawPile",
-            name=deck.name.en,
-            x=str(x),
-            y=str(y),
-            width="150",
-            height="210",
-            owningBoard=board_name(layout.game_map),
-            faceDown="Always",
-            shuffle="Always",
-            allowMultiple="true",
-            allowSelect="false",
-            reversible="false",
-            draw="true",
-            color="0,0,0",
-            reshufflable="false",
-            drawFaceUp="false",
-        )
+        pile = _draw_pile(element, layout, deck.name.en, (x, y), hidden=True)
         for card in (c for c in game.cards if c.deck == deck.id):
             for copy in range(card.copies):
                 gpid = plan.gpids[f"card:{card.id}:{copy}"]
@@ -405,28 +387,35 @@ def _decks(element: etree._Element, plan: ModulePlan, layout: MapLayout) -> None
     for box in layout.game_map.boxes:
         if box.kind == "pile" and box.id not in used:
             x, y = layout.positions[box.id]
-            node(
-                element,
-                MAP + "DrawPile",
-                name=box.name.en,
-                x=str(x),
-                y=str(y),
-                width="150",
-                height="210",
-                owningBoard=board_name(layout.game_map),
-                faceDown="Never",
-                shuffle="Never",
-                allowMultiple="true",
-                allowSelect="true",
-                reversible="false",
-                draw="true",
-                color="0,0,0",
-                reshufflable="false",
-                drawFaceUp="true",
-            )
+            _draw_pile(element, layout, box.name.en, (x, y), hidden=False)
     for side in game.game.sides:
         if any(b.kind == "hand" and b.side == side.id for b in layout.game_map.boxes):
             _hand(element.getparent(), plan, side.id, side.name.en)
+
+
+def _draw_pile(
+    element: etree._Element, layout: MapLayout, name: str, at: tuple[int, int], hidden: bool
+) -> etree._Element:
+    """A deck on the table: face down and shuffled (a draw pile), or face up (a discard pile)."""
+    return node(
+        element,
+        MAP + "DrawPile",
+        name=name,
+        x=str(at[0]),
+        y=str(at[1]),
+        width="150",
+        height="210",
+        owningBoard=board_name(layout.game_map),
+        faceDown="Always" if hidden else "Never",
+        shuffle="Always" if hidden else "Never",
+        allowMultiple="true",
+        allowSelect="false" if hidden else "true",
+        reversible="false",
+        draw="true",
+        color="0,0,0",
+        reshufflable="false",
+        drawFaceUp="false" if hidden else "true",
+    )
 
 
 def _hand(root: etree._Element | None, plan: ModulePlan, side_id: str, side_label: str) -> None:

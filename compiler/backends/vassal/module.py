@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import tempfile
 import zipfile
 from collections.abc import Callable
 from functools import partial
@@ -25,6 +23,7 @@ from compiler.backends.art.drawing import (
     unit_drawing,
 )
 from compiler.backends.art.raster import rasterize
+from compiler.backends.files import write_atomically
 from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.boardart import load_board_art
@@ -278,20 +277,6 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
             info.external_attr = 0o644 << 16
             archive.writestr(info, files[name])
     return buffer.getvalue()
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Write beside the target, then rename over it: a failed build leaves the old file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def build_module(game: GameData, out_dir: Path, lang: str = "en") -> Path:
