@@ -31,7 +31,7 @@ __all__ = [
     "step_overlay",
 ]
 
-PNG_COMPRESS_LEVEL = 6
+PNG_COMPRESS_LEVEL = 1
 
 
 def counter_faces(
