@@ -3,6 +3,7 @@ then a deterministic zip written next to its target and renamed over it."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import zipfile
@@ -41,6 +42,7 @@ from compiler.backends.vassal.xml import serialise
 from compiler.diagnostics import Finding
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
+from compiler.model.layouts import Layout
 from compiler.model.maps import GameMap
 from compiler.model.units import Unit
 
@@ -101,12 +103,22 @@ class FaceRenderer:
         return {key: self.store.add_png(made[key], prefix) for key, prefix, _make in self.jobs}
 
 
+@functools.lru_cache(maxsize=8)
+def _layouts_digest(layouts: tuple[Layout, ...]) -> str:
+    return hashlib.sha256(repr(layouts).encode("utf-8")).hexdigest()
+
+
+def layouts_digest(game: GameData) -> str:
+    """One short stand-in for all the game's layouts in every face's cache key."""
+    return _layouts_digest(game.layouts)
+
+
 def _unit_identity(game: GameData, unit: Unit) -> tuple[object, ...]:
     unit_type = game.unit_type(unit.type)
     layout = game.layout(unit_type.layout) if unit_type and unit_type.layout else None
     nationality = next((n for n in game.game.nationalities if n.id == unit.nationality), None)
     side = next((s for s in game.game.sides if s.id == unit.side), None)
-    return (unit, unit_type, nationality, side, layout, game.layouts)
+    return (unit, unit_type, nationality, side, layout, layouts_digest(game))
 
 
 def _queue_units(
@@ -143,7 +155,7 @@ def _queue_units(
 def _queue_markers(game: GameData, faces: FaceRenderer) -> dict[str, tuple[str, str]]:
     keys: dict[str, tuple[str, str]] = {}
     for marker in game.markers.values():
-        identity = (marker.id, marker.value, marker.set, game.layouts)
+        identity = (marker.id, marker.value, marker.set, layouts_digest(game))
         front = faces.want(
             "marker", partial(marker_drawing, game, marker, "front", faces.lang), *identity
         )
@@ -208,7 +220,11 @@ def render_plan(
     marker_keys = _queue_markers(game, faces)
     card_keys = {
         c.id: faces.want(
-            "card", partial(card_drawing, game, c, lang), c, game.layouts, height=CARD_HEIGHT
+            "card",
+            partial(card_drawing, game, c, lang),
+            c,
+            layouts_digest(game),
+            height=CARD_HEIGHT,
         )
         for c in game.cards
     }
