@@ -74,6 +74,7 @@ def build_game(
     report = check_game(folder)
     if report.game is None or report.errors:
         return report, None
+    from compiler.backends.charts.build import write_charts
     from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.boardart import check_board_art
     from compiler.backends.vassal.module import ArtError, build_module
@@ -104,6 +105,7 @@ def build_game(
         return report, None
     notes: list[tuple[str, str]] = []
     write_sheets(game, out_dir / game.game.id, options, notes)
+    write_charts(game, out_dir / game.game.id, options)
     report.findings.extend(overflow_findings(game, notes))
     return report, written
 

@@ -34,6 +34,7 @@ class ModulePlan:
     reinforcement_turns: list[int] = field(default_factory=list)
     reinforcement_image: str = ""
     scenario_files: dict[str, str] = field(default_factory=dict)
+    charts: list[tuple[str, str]] = field(default_factory=list)  # (chart title, image file)
     faces_drawn: int = 0  # faces rendered this build (the rest came from the render cache)
     faces_reused: int = 0
 
@@ -114,7 +115,7 @@ def build_file(plan: ModulePlan) -> etree._Element:
         _reinforcement_map(root, plan)
     _dice(root, plan)
     _turn_tracker(root, plan)
-    node(root, MODULE + "ChartWindow", name="Charts", hotkey="", description="Charts and tables")
+    _charts(root, plan)
     for scenario in game.scenarios:
         file = plan.scenario_files.get(scenario.id, "")
         node(
@@ -126,6 +127,17 @@ def build_file(plan: ModulePlan) -> etree._Element:
             file=file,
         )
     return root
+
+
+def _charts(root: etree._Element, plan: ModulePlan) -> None:
+    """The charts window: one tab per chart of the game."""
+    window = node(
+        root, MODULE + "ChartWindow", name="Charts", hotkey="", description="Charts and tables"
+    )
+    if plan.charts:
+        tabs = node(window, WIDGET + "TabWidget", entryName="Charts")
+        for title, image in plan.charts:
+            node(tabs, WIDGET + "Chart", chartName=title, fileName=image)
 
 
 def _prototypes(root: etree._Element, plan: ModulePlan) -> None:

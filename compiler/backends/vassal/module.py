@@ -24,6 +24,7 @@ from compiler.backends.art.drawing import (
     unit_drawing,
 )
 from compiler.backends.art.raster import rasterize
+from compiler.backends.charts.build import chart_pngs
 from compiler.backends.files import write_atomically
 from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.vassal import pieces as pc
@@ -253,6 +254,7 @@ def render_plan(
         holding_image,
     )
     plan.faces_drawn, plan.faces_reused = drawn, reused
+    plan.charts = [(title, store.add_png(data, "chart")) for title, data in chart_pngs(game, lang)]
     return plan, {f"images/{name}": data for name, data in store.files.items()}
 
 

@@ -1,0 +1,64 @@
+"""charts.pdf (one chart per page, vector, fonts embedded) and the charts' PNGs for the module."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped,unused-ignore]
+
+from compiler.backends.art.pieces import png_bytes
+from compiler.backends.art.raster import rasterize
+from compiler.backends.art.vector import draw_vector, register_fonts
+from compiler.backends.charts.table import chart_drawing
+from compiler.backends.files import write_atomically
+from compiler.backends.sheets.options import MM, SheetOptions
+from compiler.model.gamedata import GameData
+
+PNG_WIDTH = 900
+MARGIN_MM = 15.0
+
+
+def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
+    """Every chart on its own page, scaled to the page's width (or height) between margins."""
+    register_fonts()
+    buffer = io.BytesIO()
+    page_w, page_h = options.page_pt
+    canvas = Canvas(
+        buffer,
+        pagesize=(page_w, page_h),
+        invariant=1,
+        pageCompression=1,
+        initialFontName="DejaVuSans",
+    )
+    canvas.setTitle(f"{game.game.title.get(options.lang)} — charts")
+    canvas.setAuthor("countermix")
+    canvas.setCreator("countermix")
+    margin = MARGIN_MM * MM
+    room_w, room_h = page_w - 2 * margin, page_h - 2 * margin
+    for chart in game.charts:
+        drawing = chart_drawing(game, chart, options.lang, room_w)
+        height = min(room_h, room_w / drawing.width)
+        draw_vector(canvas, drawing, margin, page_h - margin - height, height)
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path | None:
+    """build/<game>/charts.pdf when the game has charts (a stale one is removed otherwise)."""
+    target = out_dir / "charts.pdf"
+    if not game.charts:
+        target.unlink(missing_ok=True)
+        return None
+    return write_atomically(target, charts_pdf(game, options))
+
+
+def chart_pngs(game: GameData, lang: str) -> list[tuple[str, bytes]]:
+    """(chart title, PNG) for the module's charts window, 900 pixels wide."""
+    out = []
+    for chart in game.charts:
+        drawing = chart_drawing(game, chart, lang)
+        height = max(1, round(PNG_WIDTH / drawing.width))
+        out.append((chart.name.get(lang), png_bytes(rasterize(drawing, height))))
+    return out

@@ -1,0 +1,180 @@
+"""A chart (columns, rows, cells, footnotes, shaded cells, terrain swatches) laid out as one
+display list, so the PDF page and the module's PNG are the same drawing."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from compiler.backends.art.colours import RGB, parse_colour
+from compiler.backends.art.display import Anchor, Drawing, Line, Op, Polygon, Rect, Text
+from compiler.backends.art.fonts import text_width
+from compiler.backends.charts.wrap import wrap
+from compiler.model.charts import Chart
+from compiler.model.common import Text as Label
+from compiler.model.gamedata import GameData
+
+FONT = 9.0  # points
+TITLE = 14.0
+PAD = 3.0
+LINE = FONT * 1.25
+INK: RGB = (20, 20, 20)
+RULE: RGB = (90, 90, 90)
+HEAD: RGB = (225, 225, 215)
+SHADE: RGB = (205, 205, 205)
+SWATCH = FONT * 1.3
+
+
+def cell_text(cell: object, lang: str) -> str:
+    if isinstance(cell, Label):
+        return cell.get(lang)
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return "" if cell is None else str(cell)
+
+
+@dataclass
+class _Grid:
+    """The table in points: column widths, wrapped lines per cell, row heights."""
+
+    widths: list[float]
+    lines: list[list[list[str]]]  # row (0 = header) → column → lines
+    heights: list[float]
+
+
+def _measure(bold: bool, lang: str) -> object:
+    return lambda s: text_width(s, FONT, bold, lang)
+
+
+def _natural(texts: list[str], bold: bool, lang: str) -> float:
+    return max((text_width(t, FONT, bold, lang) for t in texts), default=0.0) + 2 * PAD
+
+
+def _layout(rows: list[list[str]], width: float, lang: str) -> _Grid:
+    columns = len(rows[0])
+    natural = [_natural([r[c] for r in rows], True, lang) for c in range(columns)]
+    floor = [min(n, 60.0) for n in natural]
+    widths = list(natural)
+    if sum(widths) > width:  # shrink the widest columns first, never below their floor
+        spare = width - sum(floor)
+        extra = [n - f for n, f in zip(natural, floor, strict=True)]
+        scale = max(spare, 0.0) / sum(extra) if sum(extra) else 0.0
+        widths = [f + e * scale for f, e in zip(floor, extra, strict=True)]
+    lines = [
+        [
+            wrap(row[c], widths[c] - 2 * PAD, _measure(index == 0, lang))  # type: ignore[arg-type]
+            for c in range(columns)
+        ]
+        for index, row in enumerate(rows)
+    ]
+    heights = [max(len(cell) for cell in row) * LINE + 2 * PAD for row in lines]
+    return _Grid(widths, lines, heights)
+
+
+def _swatch(x: float, y: float, colour: RGB) -> Polygon:
+    """A small hexagon in the terrain's board colour, as the board draws a hex."""
+    r = SWATCH / 2
+    cx, cy = x + r, y
+    points = tuple(
+        (cx + r * math.cos(math.radians(a)), cy + r * math.sin(math.radians(a)))
+        for a in range(0, 360, 60)
+    )
+    return Polygon(points, fill=colour, outline=RULE, line_width=0.6)
+
+
+def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float = 515.0) -> Drawing:
+    """The chart `width` points wide; returned in drawing units (height 1.0)."""
+    header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
+    body = [[row.label.get(lang)] + [cell_text(c, lang) for c in row.cells] for row in chart.rows]
+    columns = len(header)
+    rows = [header] + [(r + [""] * columns)[:columns] for r in body]
+    terrain = {t.id: t for t in game.game.terrain}
+    swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
+    grid = _layout(rows, width - swatch_room, lang)
+    grid.widths[0] += swatch_room
+    ops: list[Op] = []
+    y = TITLE * 1.6
+    ops.append(Text(0.0, TITLE * 0.7, chart.name.get(lang), TITLE, True, INK, "lm", lang))
+    total = sum(grid.widths)
+    for index, (cells, height) in enumerate(zip(grid.lines, grid.heights, strict=True)):
+        shaded = set(chart.rows[index - 1].shaded) if index else set()
+        x = 0.0
+        for column, (lines, w) in enumerate(zip(cells, grid.widths, strict=True)):
+            fill = HEAD if index == 0 else (SHADE if column - 1 in shaded else None)
+            ops.append(Rect((x, y, x + w, y + height), fill=fill, outline=RULE, line_width=0.5))
+            left = x + PAD
+            if column == 0 and index and chart.rows[index - 1].terrain in terrain:
+                colour = parse_colour(terrain[chart.rows[index - 1].terrain].colour) or SHADE
+                ops.append(_swatch(left, y + PAD + LINE / 2, colour))
+                left += swatch_room
+            for number, line in enumerate(lines):
+                anchor: Anchor = "lm" if column == 0 else "mm"
+                tx = left if column == 0 else x + w / 2
+                ops.append(
+                    Text(
+                        tx,
+                        y + PAD + LINE * (number + 0.5),
+                        line,
+                        FONT,
+                        index == 0,
+                        INK,
+                        anchor,
+                        lang,
+                    )
+                )
+            x += w
+        y += height
+    ops.append(Line(((0.0, y), (total, y)), RULE, 0.8))
+    for note in chart.notes:
+        for line in wrap(note.get(lang), total, _measure(False, lang)):  # type: ignore[arg-type]
+            y += LINE
+            ops.append(Text(0.0, y, line, FONT * 0.9, False, INK, "lm", lang))
+    height = y + PAD * 2
+    return _scaled(ops, max(total, width * 0.3), height)
+
+
+def _scaled(ops: list[Op], width: float, height: float) -> Drawing:
+    """Ops in points → drawing units (height 1.0)."""
+    k = 1.0 / height
+
+    def p(point: tuple[float, float]) -> tuple[float, float]:
+        return point[0] * k, point[1] * k
+
+    out: list[Op] = []
+    for op in ops:
+        if isinstance(op, Rect):
+            x0, y0, x1, y1 = op.box
+            out.append(
+                Rect(
+                    (x0 * k, y0 * k, x1 * k, y1 * k),
+                    op.fill,
+                    op.outline,
+                    op.line_width * k,
+                    op.radius * k,
+                )
+            )
+        elif isinstance(op, Polygon):
+            out.append(
+                Polygon(tuple(p(q) for q in op.points), op.fill, op.outline, op.line_width * k)
+            )
+        elif isinstance(op, Line):
+            out.append(Line(tuple(p(q) for q in op.points), op.colour, op.width * k))
+        elif isinstance(op, Text):
+            out.append(
+                Text(
+                    op.x * k,
+                    op.y * k,
+                    op.text,
+                    op.height * k,
+                    op.bold,
+                    op.colour,
+                    op.anchor,
+                    op.lang,
+                )
+            )
+    return Drawing(width * k, tuple(out))
+
+
+def chart_height_pt(drawing: Drawing, width_pt: float) -> float:
+    """The drawing's height in points when it is `width_pt` wide."""
+    return width_pt / drawing.width
