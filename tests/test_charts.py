@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Literal
 
 import pytest
 from pypdf import PdfReader
@@ -32,7 +33,7 @@ def _squash(text: str) -> str:
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 @pytest.mark.parametrize("name", GAMES)
-def test_every_cell_is_in_the_pdf(name: str, lang: str) -> None:
+def test_every_cell_is_in_the_pdf(name: str, lang: Literal["en", "ja"]) -> None:
     game = _game(name)
     reader = PdfReader(io.BytesIO(charts_pdf(game, SheetOptions(lang=lang))))
     assert len(reader.pages) == len(game.charts)
