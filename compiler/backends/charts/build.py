@@ -10,13 +10,20 @@ from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped,unused
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.vector import draw_vector, register_fonts
+from compiler.backends.charts.derived import derived_charts
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.sheets.options import MM, SheetOptions
+from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
 
 PNG_WIDTH = 900
 MARGIN_MM = 15.0
+
+
+def all_charts(game: GameData, lang: str) -> list[Chart]:
+    """The game's own tables, then the player aids derived from its data."""
+    return [*game.charts, *derived_charts(game, lang)]
 
 
 def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
@@ -36,7 +43,7 @@ def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
     canvas.setCreator("countermix")
     margin = MARGIN_MM * MM
     room_w, room_h = page_w - 2 * margin, page_h - 2 * margin
-    for chart in game.charts:
+    for chart in all_charts(game, options.lang):
         drawing = chart_drawing(game, chart, options.lang, room_w)
         height = min(room_h, room_w / drawing.width)
         draw_vector(canvas, drawing, margin, page_h - margin - height, height)
@@ -48,7 +55,7 @@ def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
 def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path | None:
     """build/<game>/charts.pdf when the game has charts (a stale one is removed otherwise)."""
     target = out_dir / "charts.pdf"
-    if not game.charts:
+    if not all_charts(game, options.lang):
         target.unlink(missing_ok=True)
         return None
     return write_atomically(target, charts_pdf(game, options))
@@ -57,7 +64,7 @@ def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path |
 def chart_pngs(game: GameData, lang: str) -> list[tuple[str, bytes]]:
     """(chart title, PNG) for the module's charts window, 900 pixels wide."""
     out = []
-    for chart in game.charts:
+    for chart in all_charts(game, lang):
         drawing = chart_drawing(game, chart, lang)
         height = max(1, round(PNG_WIDTH / drawing.width))
         out.append((chart.name.get(lang), png_bytes(rasterize(drawing, height))))

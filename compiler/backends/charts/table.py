@@ -130,7 +130,12 @@ def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float =
             y += LINE
             ops.append(Text(0.0, y, line, FONT * 0.9, False, INK, "lm", lang))
     height = y + PAD * 2
-    return _scaled(ops, max(total, width * 0.3), height)
+    # Shapes first, then text: table cells never overlap, and the raster back end then needs a
+    # single supersampled layer instead of one per cell.
+    ordered = [op for op in ops if not isinstance(op, Text)] + [
+        op for op in ops if isinstance(op, Text)
+    ]
+    return _scaled(ordered, max(total, width * 0.3), height)
 
 
 def _scaled(ops: list[Op], width: float, height: float) -> Drawing:
