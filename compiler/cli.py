@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from compiler import __version__
-from compiler.backends.sheets.options import SheetOptions
 from compiler.diagnostics import finding_json, render_text, summary
 from compiler.pipeline import GameReport, UsageError, check_game, resolve_games
 
@@ -154,24 +152,13 @@ def _sheet_changes(args: argparse.Namespace) -> dict[str, object]:
     return changes
 
 
-def _sheet_options(args: argparse.Namespace, folder: Path) -> SheetOptions | None:
-    changes = _sheet_changes(args)
-    if not changes:
-        return None
-    game = check_game(folder).game
-    base = SheetOptions.from_settings(game.game.print if game else None)
-    try:
-        return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
-    except ValueError as err:
-        raise UsageError(str(err)) from err
-
-
 def _build(args: argparse.Namespace) -> int:
     from compiler.pipeline import build_game
 
     failed = False
+    changes = _sheet_changes(args)
     for folder in resolve_games(args.games, args.sources):
-        report, written = build_game(folder, args.out, _sheet_options(args, folder))
+        report, written = build_game(folder, args.out, changes=changes)
         for finding in report.findings:
             _out(render_text(finding))
             _out()

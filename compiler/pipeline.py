@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,10 +68,14 @@ def check_game(folder: Path) -> GameReport:
 
 
 def build_game(
-    folder: Path, out_dir: Path, sheets: SheetOptions | None = None
+    folder: Path,
+    out_dir: Path,
+    sheets: SheetOptions | None = None,
+    changes: Mapping[str, object] | None = None,
 ) -> tuple[GameReport, Path | None]:
     """Validate, then write the module and the print sheets into out_dir/<game>/; nothing is
-    written when the data has errors. Text that had to be shortened to fit is a warning."""
+    written when the data has errors. Sheet options are `sheets`, else the game's `print:`
+    settings with the command line's `changes`. Text that had to be shortened is a warning."""
     report = check_game(folder)
     if report.game is None or report.errors:
         return report, None
@@ -83,6 +88,7 @@ def build_game(
     problems = check_board_art(game)
     try:
         options = sheets or SheetOptions.from_settings(game.game.print)
+        options = _with_changes(options, changes or {})
     except ValueError as err:
         where = game.game.print.loc if game.game.print else game.game.loc
         problems.append(
@@ -108,6 +114,16 @@ def build_game(
     write_charts(game, out_dir / game.game.id, options)
     report.findings.extend(overflow_findings(game, notes))
     return report, written
+
+
+def _with_changes(options: SheetOptions, changes: Mapping[str, object]) -> SheetOptions:
+    """Command-line overrides over the game's settings; a bad value is a usage error."""
+    if not changes:
+        return options
+    try:
+        return dataclasses.replace(options, **changes)  # type: ignore[arg-type]
+    except ValueError as err:
+        raise UsageError(str(err)) from err
 
 
 def _texts(game: GameData, lang: str) -> Iterator[str]:

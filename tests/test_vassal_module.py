@@ -199,3 +199,25 @@ def test_rebuilds_draw_only_what_changed(mini: Path, tmp_path: Path) -> None:
     replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
     changed, _ = render_plan(_game(mini), cache)
     assert changed.faces_drawn == 2  # front and back of the renamed unit
+
+
+def test_bad_print_settings_are_a_finding(mini: Path, tmp_path: Path) -> None:
+    from compiler.pipeline import build_game
+    from tests.conftest import replace_in
+
+    replace_in(mini / "game.yaml", "  params:\n", "  print: {counter_size: 7/8in}\n  params:\n")
+    out = tmp_path / "out"
+    report, written = build_game(mini, out)
+    assert written is None and not out.exists()
+    (finding,) = report.findings
+    assert finding.rule == "print-settings" and "7/8in" in finding.message
+    assert Path(finding.location.path).name == "game.yaml"
+
+
+def test_command_line_changes_override_the_print_settings(mini: Path, tmp_path: Path) -> None:
+    from compiler.pipeline import UsageError, build_game
+
+    report, written = build_game(mini, tmp_path / "out", changes={"paper": "Letter"})
+    assert written is not None and report.errors == 0
+    with pytest.raises(UsageError):
+        build_game(mini, tmp_path / "out", changes={"paper": "A0"})

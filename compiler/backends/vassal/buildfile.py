@@ -283,25 +283,9 @@ def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
     for block in layout.hex_blocks:
         _hex_zone(zoned, block)
     for area in layout.areas:
-        node(
-            zoned,
-            GRID + "mapgrid.Zone",
-            name=area.id,
-            path=area.path(),
-            locationFormat="$name$",
-            useParentGrid="false",
-            useHighlight="false",
-        )
+        _zone(zoned, area.id, area.path())
     for box in layout.boxes:
-        node(
-            zoned,
-            GRID + "mapgrid.Zone",
-            name=box.id,
-            path=box.path(),
-            locationFormat="$name$",
-            useParentGrid="false",
-            useHighlight="false",
-        )
+        _zone(zoned, box.id, box.path())
     if game_map.towns:
         regions = node(zoned, GRID + "RegionGrid", snapto="true", visible="false", fontsize="9")
         for town in game_map.towns:
@@ -315,16 +299,23 @@ def board_name(game_map: GameMap) -> str:
     return game_map.name.en or game_map.id
 
 
-def _hex_zone(zoned: etree._Element, block: HexBlock) -> None:
-    zone = node(
+def _zone(
+    zoned: etree._Element, name: str, path: str, location_format: str = "$name$"
+) -> etree._Element:
+    """A named polygon of a ZonedGrid; points inside it are named by `location_format`."""
+    return node(
         zoned,
         GRID + "mapgrid.Zone",
-        name=f"sheet {block.name}",
-        path=block.path(),
-        locationFormat=block.location_format(),
+        name=name,
+        path=path,
+        locationFormat=location_format,
         useParentGrid="false",
         useHighlight="false",
     )
+
+
+def _hex_zone(zoned: etree._Element, block: HexBlock) -> None:
+    zone = _zone(zoned, f"sheet {block.name}", block.path(), block.location_format())
     grid = node(
         zone,
         GRID + "HexGrid",
@@ -478,15 +469,7 @@ def _reinforcement_map(root: etree._Element, plan: ModulePlan) -> None:
     zoned = node(board, GRID + "ZonedGrid")
     layout = plan.layouts[REINFORCEMENTS_MAP]
     for box in layout.boxes:
-        node(
-            zoned,
-            GRID + "mapgrid.Zone",
-            name=box.id,
-            path=box.path(),
-            locationFormat="$name$",
-            useParentGrid="false",
-            useHighlight="false",
-        )
+        _zone(zoned, box.id, box.path())
 
 
 def _dice(root: etree._Element, plan: ModulePlan) -> None:
