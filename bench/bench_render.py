@@ -26,14 +26,17 @@ from compiler.backends.art.pieces import png_bytes
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.build import write_sheets
 from compiler.backends.vassal.module import PIECE_SIZE, FaceRenderer, ImageStore, _queue_units
+from compiler.gcpause import no_cyclic_gc
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 
 
 def render_faces(game: GameData, cache: Path) -> tuple[int, int]:
-    faces = FaceRenderer(game, ImageStore(), RenderCache(cache), "en")
-    _queue_units(game, faces)
-    faces.finish()
+    """The module's unit faces (render_plan without boards, markers and charts)."""
+    with no_cyclic_gc():
+        faces = FaceRenderer(game, ImageStore(), RenderCache(cache / "faces.pack"), "en")
+        _queue_units(game, faces)
+        faces.finish()
     return faces.cache.misses, faces.cache.hits
 
 
@@ -41,7 +44,7 @@ def build(game: GameData, cache: Path, out: Path) -> tuple[float, float, int]:
     start = time.perf_counter()
     drawn, _reused = render_faces(game, cache)
     faces_done = time.perf_counter()
-    write_sheets(game, out)
+    write_sheets(game, out, cache_dir=cache)
     return faces_done - start, time.perf_counter() - faces_done, drawn
 
 

@@ -110,7 +110,7 @@ def build_game(
         report.findings.append(err.finding)
         return report, None
     notes: list[tuple[str, str]] = []
-    write_sheets(game, out_dir / game.game.id, options, notes)
+    write_sheets(game, out_dir / game.game.id, options, notes, out_dir / ".cache" / game.game.id)
     write_charts(game, out_dir / game.game.id, options)
     report.findings.extend(overflow_findings(game, notes))
     return report, written

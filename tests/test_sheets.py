@@ -86,9 +86,9 @@ def placements(page: Any) -> Iterator[tuple[str, Matrix, list[float]]]:
         elif operator == b"cm":
             m = tuple(float(v) for v in operands)
             ctm = multiply((m[0], m[1], m[2], m[3], m[4], m[5]), ctm)
-        elif operator == b"Do" and str(operands[0]).startswith("/FormXob.cm."):
+        elif operator == b"Do" and str(operands[0]).startswith("/cm."):
             form = xobjects[operands[0]].get_object()
-            yield str(operands[0]).removeprefix("/FormXob."), ctm, [float(v) for v in form["/BBox"]]
+            yield str(operands[0]).removeprefix("/"), ctm, [float(v) for v in form["/BBox"]]
 
 
 def faces(page: Any) -> dict[str, list[tuple[float, float, float, float]]]:

@@ -1,15 +1,18 @@
-"""A content-addressed cache of rendered images, and rendering on every core.
+"""A content-addressed cache of rendered faces (PNGs, PDF forms), and rendering on every core.
 
-A face's cache key is a hash of everything that decides how it looks — the record and what it
-refers to (unit type, nationality, layout), the size, the language — plus a fingerprint of the
-renderer's own source, so changing the art code invalidates the cache by itself. Cached files
-live under build/.cache/; an unchanged counter is never drawn again, and since PNG encoding is
-deterministic the output stays byte-identical.
+A face's cache key is a hash of everything that decides how it looks — the records it is drawn
+from (see art.identity), its size and language — plus a fingerprint of the renderer's own
+source, so changing the art code invalidates the cache by itself. The cache is a pack file
+(the entries back to back) with a small index, each read with one read: a warm build opens two
+files instead of thousands, and appends only what it drew. Entries unused for AGE_LIMIT builds
+are dropped. An unchanged counter is never drawn again; encoding is deterministic, so outputs stay
+byte-identical.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -17,14 +20,17 @@ from functools import cache
 from pathlib import Path
 
 ART_SOURCES = Path(__file__).parent / "art"
+PDF_SOURCES = Path(__file__).parent / "pdf"
 TEMPLATES = Path(__file__).parents[2] / "templates"
+AGE_LIMIT = 4
+"""Builds an entry may go unused before it leaves the pack."""
 
 
 @cache
 def renderer_fingerprint() -> str:
-    """Hash of the renderer's code and the shared layout templates."""
+    """Hash of the renderers' code and the shared layout templates."""
     digest = hashlib.sha256()
-    for folder, pattern in ((ART_SOURCES, "*.py"), (TEMPLATES, "*.yaml")):
+    for folder, pattern in ((ART_SOURCES, "*.py"), (PDF_SOURCES, "*.py"), (TEMPLATES, "*.yaml")):
         for path in sorted(folder.glob(pattern)) if folder.is_dir() else []:
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
@@ -39,36 +45,118 @@ def cache_key(*parts: object) -> str:
 
 
 class RenderCache:
-    """PNG bytes by key, in memory and (when given a folder) on disk."""
+    """Rendered bytes by key, in memory and (given a pack file's path) on disk.
 
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
+    On disk: `<pack>` holds the entries back to back and `<pack>.index` maps each key to its
+    (offset, length, age). A build appends what it drew and rewrites only the small index; the
+    data is compacted when more than half of it is entries no longer indexed."""
+
+    def __init__(self, pack: Path | None) -> None:
+        self.pack = pack
         self.memory: dict[str, bytes] = {}
+        self.index: dict[str, tuple[int, int, int]] = {}
+        self.size = 0
+        self.used: set[str] = set()
+        self.new: list[str] = []
         self.hits = 0
         self.misses = 0
+        if pack is not None:
+            self._load(pack)
 
-    def _path(self, key: str) -> Path | None:
-        return self.folder / key[:2] / f"{key}.png" if self.folder is not None else None
+    @property
+    def folder(self) -> Path | None:
+        """Where files that belong with this cache (font subsets) may go."""
+        return None if self.pack is None else self.pack.parent
+
+    def _index_path(self) -> Path:
+        assert self.pack is not None
+        return self.pack.with_name(self.pack.name + ".index")
+
+    def _load(self, pack: Path) -> None:
+        """Read the pack; a missing, damaged or mismatched pack is an empty cache."""
+        try:
+            index = json.loads(self._index_path().read_bytes().decode("utf-8"))
+            data = pack.read_bytes()
+            view = memoryview(data)
+            for key, (start, length, age) in index.items():
+                if start + length > len(data):
+                    raise ValueError("index beyond the pack")
+                self.memory[key] = bytes(view[start : start + length])
+                self.index[key] = (start, length, age)
+            self.size = len(data)
+        except (OSError, ValueError, TypeError):
+            self.memory.clear()
+            self.index.clear()
+            self.size = 0
 
     def get(self, key: str) -> bytes | None:
         found = self.memory.get(key)
-        path = self._path(key)
-        if found is None and path is not None and path.is_file():
-            found = path.read_bytes()
         if found is not None:
-            self.memory[key] = found
+            self.used.add(key)
             self.hits += 1
         return found
 
     def put(self, key: str, data: bytes) -> None:
+        if key not in self.memory:
+            self.new.append(key)
         self.memory[key] = data
+        self.used.add(key)
         self.misses += 1
-        path = self._path(key)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_bytes(data)
-            os.replace(temporary, path)
+
+    def save(self) -> None:
+        """Append what this build drew, age what it did not use, drop what is too old."""
+        if self.pack is None:
+            return
+        ages = {
+            key: 0 if key in self.used else self.index[key][2] + 1
+            for key in self.memory
+            if key in self.used or key in self.index
+        }
+        ages = {key: age for key, age in ages.items() if age <= AGE_LIMIT}
+        if not self.new and all(self.index.get(k, (0, 0, -1))[2] == a for k, a in ages.items()):
+            if len(ages) == len(self.index):
+                return
+        live = sum(len(self.memory[key]) for key in ages)
+        if self.size + sum(len(self.memory[k]) for k in self.new) > 2 * live + (1 << 20):
+            self._rewrite(ages)
+        else:
+            self._append(ages)
+        self.new, self.used = [], set()
+
+    def _append(self, ages: dict[str, int]) -> None:
+        """New entries at the end of the data; then the index, replaced whole."""
+        assert self.pack is not None
+        self.pack.parent.mkdir(parents=True, exist_ok=True)
+        offset = self.size
+        with self.pack.open("ab") as handle:
+            handle.seek(0, os.SEEK_END)
+            offset = handle.tell()
+            for key in self.new:
+                handle.write(self.memory[key])
+                self.index[key] = (offset, len(self.memory[key]), 0)
+                offset += len(self.memory[key])
+        self.size = offset
+        self.index = {key: (*self.index[key][:2], age) for key, age in ages.items()}
+        self._write_index()
+
+    def _rewrite(self, ages: dict[str, int]) -> None:
+        """The data with only the live entries, and its index."""
+        assert self.pack is not None
+        self.pack.parent.mkdir(parents=True, exist_ok=True)
+        index: dict[str, tuple[int, int, int]] = {}
+        chunks: list[bytes] = []
+        offset = 0
+        for key in sorted(ages):
+            chunks.append(self.memory[key])
+            index[key] = (offset, len(self.memory[key]), ages[key])
+            offset += len(self.memory[key])
+        _replace(self.pack, b"".join(chunks))
+        self.index, self.size = index, offset
+        self._write_index()
+
+    def _write_index(self) -> None:
+        data = json.dumps(self.index, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        _replace(self._index_path(), data)
 
     def render_all(self, jobs: Sequence[tuple[str, Callable[[], bytes]]]) -> dict[str, bytes]:
         """Bytes for every (key, make) job: from the cache, else made — on every core when
@@ -87,6 +175,13 @@ class RenderCache:
             self.put(key, data)
             out[key] = data
         return out
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write a file next to its target and rename it over the target."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
 
 
 _JOBS: list[Callable[[], bytes]] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compiler.backends.files import write_atomically
+from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.faces import (
     block_face,
     card_face,
@@ -18,6 +19,7 @@ from compiler.backends.sheets.faces import (
 )
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.sheets.pdf import Piece, SheetDoc, render
+from compiler.gcpause import no_cyclic_gc
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 
@@ -113,31 +115,35 @@ def write_sheets(
     out_dir: Path,
     options: SheetOptions | None = None,
     warnings: list[tuple[str, str]] | None = None,
+    cache_dir: Path | None = None,
 ) -> list[Path]:
     """Write the game's sheet PDFs into `out_dir`; returns their paths.
 
     `options` default to the game's `print:` settings. Sheet files the game no longer has are
-    removed. Text that did not fit a face is reported into `warnings` as (piece id, note), if given.
+    removed. Text that did not fit a face is reported into `warnings` as (piece id, note), if
+    given. Drawn faces and font subsets are cached in `cache_dir` (default out_dir/.cache).
     """
+    with no_cyclic_gc():
+        return _write_sheets(game, out_dir, options, warnings, cache_dir)
+
+
+def _write_sheets(
+    game: GameData,
+    out_dir: Path,
+    options: SheetOptions | None,
+    warnings: list[tuple[str, str]] | None,
+    cache_dir: Path | None,
+) -> list[Path]:
     options = options or SheetOptions.from_settings(game.game.print)
     out_dir.mkdir(parents=True, exist_ok=True)
+    cache = RenderCache((cache_dir or out_dir / ".cache") / "forms.pack")
     written: list[Path] = []
     docs = sheet_docs(game, options)
     for name, (doc, doc_options) in docs.items():
-        if warnings is not None:
-            warnings.extend(_face_warnings(doc))
-        written.append(write_atomically(out_dir / name, render(doc, doc_options)))
+        data = render(doc, doc_options, cache, warnings)
+        written.append(write_atomically(out_dir / name, data))
+    cache.save()
     for name in SHEET_FILES:
         if name not in docs:
             (out_dir / name).unlink(missing_ok=True)
     return written
-
-
-def _face_warnings(doc: SheetDoc) -> list[tuple[str, str]]:
-    """(piece id, note) for the text-overflow notes of every face in a document."""
-    notes: list[tuple[str, str]] = []
-    for piece in doc.pieces:
-        for face in (piece.front, piece.back):
-            if face is not None:
-                notes.extend((piece.id, note) for note in face.warnings)
-    return notes

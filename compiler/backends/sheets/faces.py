@@ -1,15 +1,18 @@
-"""The seam between the sheets and the art package: piece faces as vector drawings.
+"""The seam between the sheets and the art package: piece faces as cached PDF forms.
 
-The faces come from `compiler.backends.art.drawing` (one layout-driven display list per face,
-the same one the module's PNGs are rasterised from) and are drawn by
-`compiler.backends.art.vector.draw_vector`.
+A piece's side is a `FaceRef`: the digest of what decides its look (the same records that key
+the module's PNGs) and how to build its display list. `render_forms` turns refs into PDF form
+content at a printed height, from the render cache when the face has been drawn at that height
+before, else drawn on every core; the content stream of a face does not depend on the document
+(see compiler.backends.pdf), so cached forms are reused byte for byte.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Literal
-
-from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped,unused-ignore]
 
 from compiler.backends.art.drawing import (
     Drawing,
@@ -19,46 +22,102 @@ from compiler.backends.art.drawing import (
     marker_drawing,
     unit_drawing,
 )
-from compiler.backends.art.vector import draw_vector, register_fonts
+from compiler.backends.art.identity import (
+    card_identity,
+    deck_identity,
+    marker_identity,
+    unit_identity,
+)
+from compiler.backends.pdf.content import drawing_content
+from compiler.backends.pdf.document import Content, decode_content, encode_content
+from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.model.cards import Card, Deck
 from compiler.model.gamedata import GameData
 from compiler.model.units import Marker, Unit
 
 Side = Literal["front", "back"]
-Face = Drawing
 
 
-def unit_face(game: GameData, unit: Unit, side: Side, lang: str) -> Face:
+@dataclass(frozen=True, slots=True)
+class FaceRef:
+    """One face to print: a digest of its look, and how to draw it when it is not cached."""
+
+    identity: str
+    make: Callable[[], Drawing]
+
+    def key(self, height: float) -> str:
+        """The cache key of this face printed `height` points tall."""
+        return cache_key("pdf-form", self.identity, round(height, 4))
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """A face ready to place: its content, its width in points and its text-overflow notes."""
+
+    content: Content
+    width: float
+    warnings: tuple[str, ...]
+
+
+def _ref(kind: str, lang: str, make: Callable[[], Drawing], identity: str) -> FaceRef:
+    return FaceRef(cache_key(kind, lang, identity), make)
+
+
+def unit_face(game: GameData, unit: Unit, side: Side, lang: str) -> FaceRef:
     """A unit counter's front or back."""
-    return unit_drawing(game, unit, side, lang=lang)
+    draw = partial(unit_drawing, game, unit, side, lang=lang)
+    return _ref(f"unit-{side}", lang, draw, unit_identity(game, unit))
 
 
-def block_face(game: GameData, unit: Unit, lang: str) -> Face:
+def block_face(game: GameData, unit: Unit, lang: str) -> FaceRef:
     """A block's label (blocks have no printed back)."""
-    return block_drawing(game, unit, "label", lang=lang)
+    draw = partial(block_drawing, game, unit, "label", lang=lang)
+    return _ref("block-label", lang, draw, unit_identity(game, unit))
 
 
-def marker_face(game: GameData, marker: Marker, side: Side, lang: str) -> Face:
+def marker_face(game: GameData, marker: Marker, side: Side, lang: str) -> FaceRef:
     """A marker's front or back."""
-    return marker_drawing(game, marker, side, lang=lang)
+    draw = partial(marker_drawing, game, marker, side, lang=lang)
+    return _ref(f"marker-{side}", lang, draw, marker_identity(game, marker))
 
 
-def card_face(game: GameData, card: Card, lang: str) -> Face:
+def card_face(game: GameData, card: Card, lang: str) -> FaceRef:
     """A card's face."""
-    return card_drawing(game, card, lang=lang)
+    draw = partial(card_drawing, game, card, lang=lang)
+    return _ref("card", lang, draw, card_identity(game, card))
 
 
-def deck_back_face(game: GameData, deck: Deck, lang: str) -> Face:
+def deck_back_face(game: GameData, deck: Deck, lang: str) -> FaceRef:
     """The back of every card of a deck."""
-    return deck_back_drawing(game, deck, lang=lang)
+    draw = partial(deck_back_drawing, game, deck, lang=lang)
+    return _ref("deck-back", lang, draw, deck_identity(game, deck))
 
 
-def prepare(canvas: Canvas) -> None:
-    """Make the fonts the faces use available to this canvas."""
-    del canvas
-    register_fonts()
+# ---- forms ------------------------------------------------------------------------------------
 
 
-def draw_face(canvas: Canvas, face: Face, x: float, y: float, height: float) -> None:
-    """Draw a face with its bottom-left corner at (x, y), `height` points tall."""
-    draw_vector(canvas, face, x, y, height)
+def encode_form(form: Form) -> bytes:
+    """A form as cache bytes: its content with its width and notes."""
+    return encode_content(form.content, form.width, form.warnings)
+
+
+def decode_form(data: bytes) -> Form:
+    """The inverse of encode_form."""
+    content, (width, warnings) = decode_content(data)
+    assert isinstance(width, float) and isinstance(warnings, tuple)
+    return Form(content, width, warnings)
+
+
+def _draw_form(make: Callable[[], Drawing], height: float) -> bytes:
+    drawing = make()
+    content = drawing_content(drawing, height)
+    return encode_form(Form(content, drawing.width * height, drawing.warnings))
+
+
+def render_forms(faces: Sequence[FaceRef], height: float, cache: RenderCache) -> dict[str, Form]:
+    """Identity → form for every face, `height` points tall: cached, else drawn on every core."""
+    jobs = [(face.key(height), partial(_draw_form, face.make, height)) for face in faces]
+    made = cache.render_all(jobs)
+    return {
+        face.identity: decode_form(made[key]) for face, (key, _) in zip(faces, jobs, strict=True)
+    }

@@ -1,30 +1,36 @@
-"""Write an imposed sheet document as a print-ready PDF with reportlab.
+"""Write an imposed sheet document as a print-ready PDF (our own writer: compiler.backends.pdf).
 
 Every distinct face is one Form XObject ("cm.front.<n>.<id>" / "cm.back.<n>.<id>"), drawn at its
 slot with a plain translation, so copies share one definition and the placement of each face can
-be read back from the page content (the tests do). Each page carries MediaBox = paper, TrimBox =
-the piece grid and BleedBox = TrimBox grown by the bleed. Bleed: under every face lies a copy of it
-scaled up by the bleed, so a slightly-off cut shows the face's edge colour, not white paper; the
-faces themselves are drawn after all bleeds, so neighbours packed edge to edge stay intact.
+be read back from the page content (the tests do). Face forms come from the render cache when
+unchanged. Each page carries MediaBox = paper, TrimBox = the piece grid and BleedBox = TrimBox
+grown by the bleed. Bleed: under every face lies a copy of it scaled up by the bleed, so a
+slightly-off cut shows the face's edge colour, not white paper; the faces themselves are drawn
+after all bleeds, so neighbours packed edge to edge stay intact.
 """
 
 from __future__ import annotations
 
-import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-from reportlab import rl_config
-from reportlab.pdfgen.canvas import Canvas
-
-from compiler.backends.sheets.faces import Face, draw_face, prepare
-from compiler.backends.sheets.fonts import SANS, SANS_BOLD, fit, font_for, register_sheet_fonts
+from compiler.backends.art.fonts import BOLD, REGULAR
+from compiler.backends.pdf.content import Canvas
+from compiler.backends.pdf.document import (
+    Box,
+    Content,
+    PdfDocument,
+    decode_content,
+    encode_content,
+)
+from compiler.backends.pdf.syntax import name, num
+from compiler.backends.rendercache import RenderCache, cache_key
+from compiler.backends.sheets.faces import FaceRef, Form, render_forms
+from compiler.backends.sheets.fonts import fit, font_for, width
 from compiler.backends.sheets.impose import Imposition, Placement, Rect, bounding, impose, mirror
 from compiler.backends.sheets.options import MM, SheetOptions
-
-# Compressed streams stay binary: ASCII85 only makes them larger and costs a third of the time.
-rl_config.useA85 = 0
 
 MARK_GAP = 0.5 * MM
 """Space between the bleed edge and the start of a cut mark."""
@@ -42,8 +48,8 @@ class Piece:
 
     id: str
     name: str
-    front: Face
-    back: Face | None
+    front: FaceRef
+    back: FaceRef | None
     copies: int
 
 
@@ -65,44 +71,39 @@ class Drawn:
     rect: Rect
 
 
-def render(doc: SheetDoc, options: SheetOptions) -> bytes:
-    """The whole PDF of `doc`: sheets, then the calibration pair, then the sheet index."""
+def render(
+    doc: SheetDoc,
+    options: SheetOptions,
+    cache: RenderCache | None = None,
+    notes: list[tuple[str, str]] | None = None,
+) -> bytes:
+    """The whole PDF of `doc`: sheets, then the calibration pair, then the sheet index.
+
+    Faces come from `cache` when drawn before; text-overflow notes go to `notes` as
+    (piece id, note)."""
     imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
-    buffer = io.BytesIO()
-    canvas = _new_canvas(buffer, doc, options)
-    forms = _define_forms(canvas, doc.pieces, imposition.grid.slot_h)
+    cache = cache if cache is not None else RenderCache(None)
+    pdf = PdfDocument(cache.folder / "fonts" if cache.folder is not None else None)
+    forms = _define_forms(pdf, doc.pieces, imposition.grid.slot_h, cache, notes)
     for sheet in range(imposition.sheets):
-        _sheet_pages(canvas, doc, imposition, forms, sheet, options)
+        _sheet_pages(pdf, cache, doc, imposition, forms, sheet, options)
     if options.duplex == "mirror" and options.calibration and _has_backs(doc):
-        _calibration_pages(canvas, options)
+        _calibration_pages(pdf, options)
     if options.index:
-        _index_pages(canvas, doc, imposition, options)
-    canvas.save()
-    return buffer.getvalue()
+        _index_pages(pdf, cache, doc, imposition, options)
+    return pdf.write(
+        {
+            "Title": doc.title,
+            "Author": "countermix",
+            "Creator": "countermix",
+            "Subject": f"{doc.kind} print sheets",
+        }
+    )
 
 
 def _has_backs(doc: SheetDoc) -> bool:
     """Whether any piece of the document has a back."""
     return any(p.back is not None for p in doc.pieces)
-
-
-def _new_canvas(buffer: io.BytesIO, doc: SheetDoc, options: SheetOptions) -> Canvas:
-    """A deterministic canvas (no dates, no random ids) with our embedded fonts."""
-    register_sheet_fonts()
-    canvas = Canvas(
-        buffer,
-        pagesize=options.page_pt,
-        invariant=1,
-        pageCompression=1,
-        initialFontName=SANS,
-        initialFontSize=LABEL_SIZE,
-    )
-    canvas.setTitle(doc.title)
-    canvas.setAuthor("countermix")
-    canvas.setCreator("countermix")
-    canvas.setSubject(f"{doc.kind} print sheets")
-    prepare(canvas)
-    return canvas
 
 
 # ---- faces as forms ---------------------------------------------------------------------------
@@ -114,20 +115,26 @@ def form_name(side: str, item: int, piece_id: str) -> str:
 
 
 def _define_forms(
-    canvas: Canvas, pieces: Sequence[Piece], height: float
+    pdf: PdfDocument,
+    pieces: Sequence[Piece],
+    height: float,
+    cache: RenderCache,
+    notes: list[tuple[str, str]] | None,
 ) -> dict[tuple[int, str], tuple[str, float]]:
     """Define every face once; (item, side) → (form name, face width in points)."""
+    refs = [face for piece in pieces for face in (piece.front, piece.back) if face is not None]
+    made: dict[str, Form] = render_forms(refs, height, cache)
     forms: dict[tuple[int, str], tuple[str, float]] = {}
     for item, piece in enumerate(pieces):
         for side, face in (("front", piece.front), ("back", piece.back)):
             if face is None:
                 continue
+            form = made[face.identity]
             name = form_name(side, item, piece.id)
-            width = face.width * height
-            canvas.beginForm(name, 0, 0, width, height)
-            draw_face(canvas, face, 0.0, 0.0, height)
-            canvas.endForm()
-            forms[(item, side)] = (name, width)
+            pdf.add_form(name, form.content, (0.0, 0.0, form.width, height))
+            forms[(item, side)] = (name, form.width)
+            if notes is not None:
+                notes.extend((piece.id, note) for note in form.warnings)
     return forms
 
 
@@ -153,25 +160,44 @@ def _draw_faces(canvas: Canvas, faces: Sequence[Drawn], bleed: float) -> None:
     """Bleed under every face first, then every face on top."""
     if bleed > 0:
         for face in faces:
-            canvas.saveState()
-            canvas.translate(face.rect.x - bleed, face.rect.y - bleed)
-            canvas.scale(
-                (face.rect.w + 2 * bleed) / face.rect.w, (face.rect.h + 2 * bleed) / face.rect.h
-            )
-            canvas.doForm(face.form)
-            canvas.restoreState()
+            sx = (face.rect.w + 2 * bleed) / face.rect.w
+            sy = (face.rect.h + 2 * bleed) / face.rect.h
+            _place(canvas, face.form, (sx, sy), (face.rect.x - bleed, face.rect.y - bleed))
     for face in faces:
-        canvas.saveState()
-        canvas.translate(face.rect.x, face.rect.y)
-        canvas.doForm(face.form)
-        canvas.restoreState()
+        _place(canvas, face.form, (1.0, 1.0), (face.rect.x, face.rect.y))
+
+
+def _place(canvas: Canvas, form: str, scale: tuple[float, float], at: tuple[float, float]) -> None:
+    """Show a form scaled and moved (a plain translation when the scale is 1)."""
+    tag = name(form).decode("ascii")
+    if scale == (1.0, 1.0):
+        canvas.parts.append(f"q 1 0 0 1 {num(at[0])} {num(at[1])} cm {tag} Do Q")
+    else:
+        sx, sy, x, y = (num(v) for v in (*scale, *at))
+        canvas.parts.append(f"q {sx} 0 0 {sy} {x} {y} cm {tag} Do Q")
 
 
 # ---- sheet pages ------------------------------------------------------------------------------
 
 
+def _cached_content(
+    cache: RenderCache, parts: tuple[object, ...], draw: Callable[[Canvas], None]
+) -> Content:
+    """A page's content from the cache when the same inputs drew it before, else drawn."""
+    key = cache_key("sheet-page", *parts)
+    found = cache.get(key)
+    if found is not None:
+        return decode_content(found)[0]
+    canvas = Canvas()
+    draw(canvas)
+    content = canvas.content()
+    cache.put(key, encode_content(content))
+    return content
+
+
 def _sheet_pages(
-    canvas: Canvas,
+    pdf: PdfDocument,
+    cache: RenderCache,
     doc: SheetDoc,
     imposition: Imposition,
     forms: dict[tuple[int, str], tuple[str, float]],
@@ -184,15 +210,16 @@ def _sheet_pages(
     fronts = _drawn(placements, forms, "front")
     backs = _drawn(placements, forms, "back")
     if imposition.mode == "gutter-fold":
-        _sheet_page(canvas, fronts + backs, placements, options, f"{label} (fold)", fold=True)
+        _sheet_page(pdf, cache, fronts + backs, placements, options, f"{label} (fold)", fold=True)
         return
-    _sheet_page(canvas, fronts, placements, options, f"{label}, front")
+    _sheet_page(pdf, cache, fronts, placements, options, f"{label}, front")
     if imposition.mode == "mirror" and backs:
-        _sheet_page(canvas, backs, placements, options, f"{label}, back", back=True)
+        _sheet_page(pdf, cache, backs, placements, options, f"{label}, back", back=True)
 
 
 def _sheet_page(
-    canvas: Canvas,
+    pdf: PdfDocument,
+    cache: RenderCache,
     faces: Sequence[Drawn],
     placements: Sequence[Placement],
     options: SheetOptions,
@@ -201,18 +228,28 @@ def _sheet_page(
     back: bool = False,
     fold: bool = False,
 ) -> None:
-    """Draw one page of faces with its cut marks, boxes and label, then close it."""
+    """One page of faces with its cut marks, boxes and label."""
     slots = _slots(placements, back=back, fold=fold)
     trim = bounding(slots)
-    bleed = options.bleed_mm * MM
-    _set_boxes(canvas, trim, bleed, options)
-    _draw_faces(canvas, faces, bleed)
-    if options.cut_marks:
-        _cut_marks(canvas, slots, trim, options)
-    if fold:
-        _fold_line(canvas, options)
-    _page_label(canvas, label, options)
-    canvas.showPage()
+
+    def draw(canvas: Canvas) -> None:
+        _draw_faces(canvas, faces, options.bleed_mm * MM)
+        if options.cut_marks:
+            _cut_marks(canvas, slots, trim, options)
+        if fold:
+            _fold_line(canvas, options)
+        _page_label(canvas, label, options)
+
+    parts = (
+        tuple((face.form, face.rect.x, face.rect.y, face.rect.w, face.rect.h) for face in faces),
+        tuple((slot.x, slot.y, slot.w, slot.h) for slot in slots),
+        label,
+        options,
+        fold,
+    )
+    content = _cached_content(cache, parts, draw)
+    forms = tuple(face.form for face in faces)
+    pdf.add_page(options.page_pt, content, forms, _boxes(trim, options))
 
 
 def _slots(placements: Sequence[Placement], *, back: bool, fold: bool) -> list[Rect]:
@@ -224,17 +261,16 @@ def _slots(placements: Sequence[Placement], *, back: bool, fold: bool) -> list[R
     return backs if back else fronts
 
 
-def _set_boxes(canvas: Canvas, trim: Rect, bleed: float, options: SheetOptions) -> None:
+def _boxes(trim: Rect, options: SheetOptions) -> dict[str, Box]:
     """TrimBox = `trim`, BleedBox = trim grown by the bleed, both inside the MediaBox."""
     page_w, page_h = options.page_pt
     media = Rect(0.0, 0.0, page_w, page_h)
     trim = trim.clipped(media)
-    grown = trim.grown(bleed).clipped(media)
-    canvas.setTrimBox(_box(trim))
-    canvas.setBleedBox(_box(grown))
+    grown = trim.grown(options.bleed_mm * MM).clipped(media)
+    return {"TrimBox": _box(trim), "BleedBox": _box(grown)}
 
 
-def _box(rect: Rect) -> tuple[float, float, float, float]:
+def _box(rect: Rect) -> Box:
     """A rectangle as a PDF box (x0, y0, x1, y1), rounded to what the PDF will hold."""
     return (round(rect.x, 4), round(rect.y, 4), round(rect.right, 4), round(rect.top, 4))
 
@@ -246,9 +282,9 @@ def _cut_marks(canvas: Canvas, slots: Sequence[Rect], trim: Rect, options: Sheet
     length = options.mark_length_mm * MM
     xs = sorted({round(v, 3) for r in slots for v in (r.x, r.right)})
     ys = sorted({round(v, 3) for r in slots for v in (r.y, r.top)})
-    canvas.saveState()
-    canvas.setLineWidth(MARK_WIDTH)
-    canvas.setStrokeColorRGB(0, 0, 0)
+    canvas.save()
+    canvas.line_width(MARK_WIDTH)
+    canvas.stroke_colour((0, 0, 0))
     top = min(length, page_h - trim.top - start - EDGE_KEEP)
     bottom = min(length, trim.y - start - EDGE_KEEP)
     left = min(length, trim.x - start - EDGE_KEEP)
@@ -259,7 +295,7 @@ def _cut_marks(canvas: Canvas, slots: Sequence[Rect], trim: Rect, options: Sheet
     for y in ys:
         _mark(canvas, (trim.x - start, y), (trim.x - start - left, y), left)
         _mark(canvas, (trim.right + start, y), (trim.right + start + right, y), right)
-    canvas.restoreState()
+    canvas.restore()
 
 
 def _mark(
@@ -273,21 +309,21 @@ def _mark(
 def _fold_line(canvas: Canvas, options: SheetOptions) -> None:
     """The dashed fold line down the middle of a gutter-fold page."""
     page_w, page_h = options.page_pt
-    canvas.saveState()
-    canvas.setLineWidth(MARK_WIDTH)
-    canvas.setStrokeColorRGB(0.4, 0.4, 0.4)
-    canvas.setDash(3, 2)
+    canvas.save()
+    canvas.line_width(MARK_WIDTH)
+    canvas.stroke_colour((102, 102, 102))
+    canvas.dash(3, 2)
     canvas.line(page_w / 2, EDGE_KEEP, page_w / 2, page_h - EDGE_KEEP)
-    canvas.restoreState()
+    canvas.restore()
 
 
 def _page_label(canvas: Canvas, label: str, options: SheetOptions) -> None:
     """A small label at the bottom edge of the page saying what the page is."""
     page_w, _ = options.page_pt
     font = font_for(label)
-    canvas.setFillColorRGB(0.3, 0.3, 0.3)
-    canvas.setFont(font, LABEL_SIZE)
-    canvas.drawString(EDGE_KEEP, 2.0 * MM, fit(label, font, LABEL_SIZE, page_w - 2 * EDGE_KEEP))
+    canvas.fill_colour((77, 77, 77))
+    text = fit(label, font, LABEL_SIZE, page_w - 2 * EDGE_KEEP)
+    canvas.text(font, LABEL_SIZE, EDGE_KEEP, 2.0 * MM, text)
 
 
 # ---- calibration ------------------------------------------------------------------------------
@@ -301,43 +337,43 @@ CALIBRATION_TEXT = (
 )
 
 
-def _calibration_pages(canvas: Canvas, options: SheetOptions) -> None:
+def _calibration_pages(pdf: PdfDocument, options: SheetOptions) -> None:
     """A front page with two crosses and a back page with crosses and rulers behind them."""
     page_w, page_h = options.page_pt
     offset = (options.back_offset_mm[0] * MM, options.back_offset_mm[1] * MM)
-    _cross_form(canvas, "cm.front.calibration", rulers=False)
-    _cross_form(canvas, "cm.back.calibration", rulers=True)
+    for side, rulers in (("front", False), ("back", True)):
+        pdf.add_form(f"cm.{side}.calibration", _cross(rulers).content(), (0, 0, CROSS, CROSS))
     spots = [
         Rect(page_w / 3 - CROSS / 2, page_h * 0.55 - CROSS / 2, CROSS, CROSS),
         Rect(2 * page_w / 3 - CROSS / 2, page_h * 0.3 - CROSS / 2, CROSS, CROSS),
     ]
     for side in ("front", "back"):
         rects = spots if side == "front" else [mirror(r, page_w, offset) for r in spots]
-        _set_boxes(canvas, _inside_margins(options), options.bleed_mm * MM, options)
+        canvas = Canvas()
         _draw_faces(canvas, [Drawn(f"cm.{side}.calibration", r) for r in rects], 0.0)
         _instructions(canvas, options)
         _page_label(canvas, f"Duplex calibration, {side}", options)
-        canvas.showPage()
+        boxes = _boxes(_inside_margins(options), options)
+        pdf.add_page(options.page_pt, canvas.content(), (f"cm.{side}.calibration",), boxes)
 
 
-def _cross_form(canvas: Canvas, name: str, *, rulers: bool) -> None:
+def _cross(rulers: bool) -> Canvas:
     """A cross through the centre of a CROSS-sized square, with mm rulers on the back one."""
     centre = CROSS / 2
-    canvas.beginForm(name, 0, 0, CROSS, CROSS)
-    canvas.setLineWidth(0.3)
-    canvas.setStrokeColorRGB(0, 0, 0)
+    canvas = Canvas()
+    canvas.line_width(0.3)
+    canvas.stroke_colour((0, 0, 0))
     canvas.line(0, centre, CROSS, centre)
     canvas.line(centre, 0, centre, CROSS)
-    canvas.circle(centre, centre, 1.0 * MM)
+    canvas.ellipse(centre - MM, centre - MM, 2 * MM, 2 * MM, "S")
     if rulers:
         _rulers(canvas, centre)
-    canvas.endForm()
+    return canvas
 
 
 def _rulers(canvas: Canvas, centre: float) -> None:
     """Millimetre ticks along both arms of the cross, numbered every 5 mm."""
-    canvas.setFont(SANS, 4)
-    canvas.setFillColorRGB(0, 0, 0)
+    canvas.fill_colour((0, 0, 0))
     for mm in range(-10, 11):
         if mm == 0:
             continue
@@ -346,18 +382,17 @@ def _rulers(canvas: Canvas, centre: float) -> None:
         canvas.line(at, centre - tick, at, centre + tick)
         canvas.line(centre - tick, at, centre + tick, at)
         if mm % 5 == 0:
-            canvas.drawCentredString(at, centre - 3.0 * MM, str(mm))
-            canvas.drawString(centre + 1.6 * MM, at - 1.0, str(mm))
+            canvas.text_aligned(REGULAR, 4, at, centre - 3.0 * MM, str(mm), "m")
+            canvas.text(REGULAR, 4, centre + 1.6 * MM, at - 1.0, str(mm))
 
 
 def _instructions(canvas: Canvas, options: SheetOptions) -> None:
     """The calibration instructions at the top of the page."""
     area = _inside_margins(options)
     x, y = options.back_offset_mm
-    canvas.setFillColorRGB(0, 0, 0)
-    canvas.setFont(SANS, 8)
+    canvas.fill_colour((0, 0, 0))
     for line_no, text in enumerate(CALIBRATION_TEXT):
-        canvas.drawString(area.x, area.top - 10 - line_no * 11, text.format(x=x, y=y))
+        canvas.text(REGULAR, 8, area.x, area.top - 10 - line_no * 11, text.format(x=x, y=y))
 
 
 def _inside_margins(options: SheetOptions) -> Rect:
@@ -389,9 +424,10 @@ def index_rows(doc: SheetDoc, imposition: Imposition) -> list[IndexRow]:
     """Which piece sits where: one row per piece and sheet, in print order."""
     rows: list[IndexRow] = []
     for sheet in range(imposition.sheets):
-        placements = imposition.on_sheet(sheet)
-        for item in sorted({p.item for p in placements}):
-            mine = [p for p in placements if p.item == item]
+        by_item: dict[int, list[Placement]] = {}
+        for placement in imposition.on_sheet(sheet):
+            by_item.setdefault(placement.item, []).append(placement)
+        for item, mine in sorted(by_item.items()):
             piece = doc.pieces[item]
             copies = f"{len(mine)}" if len(mine) == piece.copies else f"{len(mine)}/{piece.copies}"
             page = _page_numbers(imposition, sheet, piece.back is not None)
@@ -421,7 +457,11 @@ def _positions(placements: Sequence[Placement]) -> str:
 
 
 def _index_pages(
-    canvas: Canvas, doc: SheetDoc, imposition: Imposition, options: SheetOptions
+    pdf: PdfDocument,
+    cache: RenderCache,
+    doc: SheetDoc,
+    imposition: Imposition,
+    options: SheetOptions,
 ) -> None:
     """The sheet index as a table over as many pages as it needs."""
     area = _inside_margins(options)
@@ -429,21 +469,25 @@ def _index_pages(
     per_page = max(1, int((area.h - 3 * INDEX_LEADING) // INDEX_LEADING))
     chunks = [rows[i : i + per_page] for i in range(0, len(rows), per_page)] or [[]]
     for number, chunk in enumerate(chunks, start=1):
-        _set_boxes(canvas, area, options.bleed_mm * MM, options)
         title = f"{doc.title} — sheet index ({number}/{len(chunks)})"
-        canvas.setFillColorRGB(0, 0, 0)
-        canvas.setFont(font_for(title, bold=True), 11)
-        canvas.drawString(area.x, area.top - 11, title)
-        _index_line(canvas, area, area.top - 2.5 * INDEX_LEADING, _header(), bold=True)
-        for line_no, row in enumerate(chunk, start=1):
-            y = area.top - (2.5 + line_no) * INDEX_LEADING
-            _index_line(canvas, area, y, row, bold=False)
-        canvas.showPage()
+        draw = partial(_index_page, area, title, chunk)
+        content = _cached_content(cache, ("index", area, title, chunk), draw)
+        pdf.add_page(options.page_pt, content, (), _boxes(area, options))
+
+
+def _index_page(area: Rect, title: str, rows: Sequence[IndexRow], canvas: Canvas) -> None:
+    """One page of the index: its title, the column headings and the rows."""
+    canvas.fill_colour((0, 0, 0))
+    canvas.text(font_for(title, bold=True), 11, area.x, area.top - 11, title)
+    _index_line(canvas, area, area.top - 2.5 * INDEX_LEADING, _header(), bold=True)
+    for line_no, row in enumerate(rows, start=1):
+        y = area.top - (2.5 + line_no) * INDEX_LEADING
+        _index_line(canvas, area, y, row, bold=False)
 
 
 def _header() -> IndexRow:
     """The index's column headings."""
-    names = [name for name, _ in INDEX_COLUMNS]
+    names = [heading for heading, _ in INDEX_COLUMNS]
     return IndexRow(names[0], names[1], names[2], names[3], "Copies")
 
 
@@ -453,8 +497,13 @@ def _index_line(canvas: Canvas, area: Rect, y: float, row: IndexRow, *, bold: bo
     starts = [area.x + area.w * frac for _, frac in INDEX_COLUMNS] + [area.right - 30]
     for col, text in enumerate(cells):
         font = font_for(text, bold=bold)
-        canvas.setFont(font, INDEX_SIZE)
-        width = starts[col + 1] - starts[col] - 4
-        canvas.drawString(starts[col], y, fit(text, font, INDEX_SIZE, width))
-    canvas.setFont(SANS_BOLD if bold else SANS, INDEX_SIZE)
-    canvas.drawRightString(area.right, y, row.copies)
+        room = starts[col + 1] - starts[col] - 4
+        canvas.text(font, INDEX_SIZE, starts[col], y, fit(text, font, INDEX_SIZE, room))
+    copies_font = BOLD if bold else REGULAR
+    canvas.text(
+        copies_font,
+        INDEX_SIZE,
+        area.right - width(row.copies, copies_font, INDEX_SIZE),
+        y,
+        row.copies,
+    )

@@ -3,7 +3,6 @@ then a deterministic zip written next to its target and renamed over it."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import zipfile
@@ -23,6 +22,12 @@ from compiler.backends.art.drawing import (
     step_drawing,
     unit_drawing,
 )
+from compiler.backends.art.identity import (
+    card_identity,
+    deck_identity,
+    marker_identity,
+    unit_identity,
+)
 from compiler.backends.art.raster import rasterize
 from compiler.backends.charts.build import chart_pngs
 from compiler.backends.files import write_atomically
@@ -41,11 +46,10 @@ from compiler.backends.vassal.geometry import MapLayout, box_strip, layout_map
 from compiler.backends.vassal.saves import ZIP_DATE, save_file
 from compiler.backends.vassal.xml import serialise
 from compiler.diagnostics import Finding
+from compiler.gcpause import no_cyclic_gc
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
-from compiler.model.layouts import Layout
 from compiler.model.maps import GameMap
-from compiler.model.units import Unit
 
 PIECE_SIZE = 64
 CARD_HEIGHT = 210
@@ -101,25 +105,8 @@ class FaceRenderer:
     def finish(self) -> dict[str, str]:
         """Render what the cache lacks; map each key to its image file name."""
         made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
+        self.cache.save()
         return {key: self.store.add_png(made[key], prefix) for key, prefix, _make in self.jobs}
-
-
-@functools.lru_cache(maxsize=8)
-def _layouts_digest(layouts: tuple[Layout, ...]) -> str:
-    return hashlib.sha256(repr(layouts).encode("utf-8")).hexdigest()
-
-
-def layouts_digest(game: GameData) -> str:
-    """One short stand-in for all the game's layouts in every face's cache key."""
-    return _layouts_digest(game.layouts)
-
-
-def _unit_identity(game: GameData, unit: Unit) -> tuple[object, ...]:
-    unit_type = game.unit_type(unit.type)
-    layout = game.layout(unit_type.layout) if unit_type and unit_type.layout else None
-    nationality = next((n for n in game.game.nationalities if n.id == unit.nationality), None)
-    side = next((s for s in game.game.sides if s.id == unit.side), None)
-    return (unit, unit_type, nationality, side, layout, layouts_digest(game))
 
 
 def _queue_units(
@@ -128,22 +115,20 @@ def _queue_units(
     keys: dict[str, tuple[str, str, tuple[str, ...]]] = {}
     lang = faces.lang
     for unit in game.units:
-        identity = _unit_identity(game, unit)
+        identity = unit_identity(game, unit)
         unit_type = game.unit_type(unit.type)
         if unit_type is not None and unit_type.shape == "block":
-            front = faces.want(
-                "block", partial(block_drawing, game, unit, "label", lang), *identity
-            )
+            front = faces.want("block", partial(block_drawing, game, unit, "label", lang), identity)
             back = faces.want(
-                "blockback", partial(block_drawing, game, unit, "back", lang), *identity
+                "blockback", partial(block_drawing, game, unit, "back", lang), identity
             )
             keys[unit.id] = (front, back, ())
             continue
-        front = faces.want("unit", partial(unit_drawing, game, unit, "front", lang), *identity)
+        front = faces.want("unit", partial(unit_drawing, game, unit, "front", lang), identity)
         back = ""
         if unit.back is not None:
             back = faces.want(
-                "unit", partial(unit_drawing, game, unit, "back", lang), *identity, "back"
+                "unit", partial(unit_drawing, game, unit, "back", lang), identity, "back"
             )
         steps = tuple(
             faces.want("step", partial(step_drawing, lost), "step", lost)
@@ -156,16 +141,16 @@ def _queue_units(
 def _queue_markers(game: GameData, faces: FaceRenderer) -> dict[str, tuple[str, str]]:
     keys: dict[str, tuple[str, str]] = {}
     for marker in game.markers.values():
-        identity = (marker.id, marker.value, marker.set, layouts_digest(game))
+        identity = marker_identity(game, marker)
         front = faces.want(
-            "marker", partial(marker_drawing, game, marker, "front", faces.lang), *identity
+            "marker", partial(marker_drawing, game, marker, "front", faces.lang), identity
         )
         back = ""
         if marker.set.back.en:
             back = faces.want(
                 "marker",
                 partial(marker_drawing, game, marker, "back", faces.lang),
-                *identity,
+                identity,
                 "back",
             )
         keys[marker.id] = (front, back)
@@ -203,10 +188,17 @@ def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLa
 
 
 def render_plan(
-    game: GameData, cache_dir: Path | None = None, lang: str = "en"
+    game: GameData, cache_pack: Path | None = None, lang: str = "en"
 ) -> tuple[ModulePlan, dict[str, bytes]]:
     """The slow half: lay out and draw every board and piece; returns the plan and the images.
     Piece faces come from the render cache when their content has not changed."""
+    with no_cyclic_gc():
+        return _render_plan(game, cache_pack, lang)
+
+
+def _render_plan(
+    game: GameData, cache_pack: Path | None, lang: str
+) -> tuple[ModulePlan, dict[str, bytes]]:
     store = ImageStore()
     arts = {m.id: load_board_art(game, m) for m in game.maps}
     layouts = {m.id: layout_map(m, _size(arts[m.id])) for m in game.maps}
@@ -216,22 +208,24 @@ def render_plan(
     turns, holding, holding_image = _reinforcements(game, store)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
-    faces = FaceRenderer(game, store, RenderCache(cache_dir), lang)
+    faces = FaceRenderer(game, store, RenderCache(cache_pack), lang)
     unit_keys = _queue_units(game, faces)
     marker_keys = _queue_markers(game, faces)
     card_keys = {
         c.id: faces.want(
             "card",
             partial(card_drawing, game, c, lang),
-            c,
-            layouts_digest(game),
+            card_identity(game, c),
             height=CARD_HEIGHT,
         )
         for c in game.cards
     }
     back_keys = {
         d.id: faces.want(
-            "cardback", partial(deck_back_drawing, game, d, lang), d, height=CARD_HEIGHT
+            "cardback",
+            partial(deck_back_drawing, game, d, lang),
+            deck_identity(game, d),
+            height=CARD_HEIGHT,
         )
         for d in game.decks
     }
@@ -298,7 +292,7 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
 
 
 def build_module(game: GameData, out_dir: Path, lang: str = "en") -> Path:
-    plan, images = render_plan(game, out_dir / ".cache" / "faces", lang)
+    plan, images = render_plan(game, out_dir / ".cache" / game.game.id / "faces.pack", lang)
     files = assemble(plan, images)
     target = out_dir / game.game.id / f"{game.game.id}.vmod"
     write_atomically(target, zip_bytes(files))

@@ -1,0 +1,217 @@
+"""A PDF document built page by page: forms (shared drawings), pages with their boxes, embedded
+fonts, a document information dictionary — written out deterministically (no dates; the file
+identifier is a digest of the contents)."""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
+from compiler.backends.pdf import fonts as pdffonts
+from compiler.backends.pdf.syntax import Name, Raw, Ref, num, serialise
+
+Box = tuple[float, float, float, float]
+FONTS_BY_NAME = {font.name: font for font in ALL_FONTS}
+
+
+def compress(data: bytes) -> bytes:
+    """Flate-compressed stream data (the same bytes for the same input)."""
+    return zlib.compress(data, 6)
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """Compressed content-stream bytes and the characters it sets, per font name."""
+
+    stream: bytes
+    chars: Mapping[str, str] = field(default_factory=dict)
+
+
+def encode_content(content: Content, *extra: object) -> bytes:
+    """Content as cache bytes (marshal: the fastest to read back of the standard formats)."""
+    value: Any = (content.stream, tuple(content.chars.items()), extra)
+    return marshal.dumps(value)
+
+
+def decode_content(data: bytes) -> tuple[Content, tuple[object, ...]]:
+    """The inverse of encode_content: the content and the extra values; ValueError when
+    the bytes are not an encoded content."""
+    try:
+        stream, chars, extra = marshal.loads(data)
+        return Content(stream, dict(chars)), tuple(extra)
+    except (EOFError, TypeError, ValueError) as err:
+        raise ValueError("not a cached content stream") from err
+
+
+class PdfDocument:
+    """Objects numbered in the order they are made; fonts come last, once all text is known."""
+
+    def __init__(self, font_cache: Path | None = None) -> None:
+        self.objects: dict[int, bytes] = {}
+        self.next_number = 1
+        self.forms: dict[str, Ref] = {}
+        self.form_fonts: dict[str, frozenset[str]] = {}
+        self.pages: list[Ref] = []
+        self.chars: dict[str, set[str]] = {}
+        self.font_refs: dict[str, Ref] = {}
+        self.font_cache = font_cache
+        self.resources: dict[tuple[str, ...], bytes] = {}
+        self.pages_ref = self._reserve()
+
+    def _reserve(self) -> Ref:
+        ref = Ref(self.next_number)
+        self.next_number += 1
+        return ref
+
+    def _put(self, ref: Ref, value: object) -> Ref:
+        self.objects[ref.number] = serialise(value)
+        return ref
+
+    def _stream(self, ref: Ref, head: Mapping[str, object], data: bytes) -> Ref:
+        header = serialise({**head, "Length": len(data), "Filter": Name("FlateDecode")})
+        self.objects[ref.number] = header + b"\nstream\n" + data + b"\nendstream"
+        return ref
+
+    def _font_ref(self, font_name: str) -> Ref:
+        if font_name not in self.font_refs:
+            self.font_refs[font_name] = self._reserve()
+        return self.font_refs[font_name]
+
+    def _uses(self, content: Content) -> dict[str, Ref]:
+        """Record the text of some content; its font resources."""
+        for font_name, chars in content.chars.items():
+            self.chars.setdefault(font_name, set()).update(chars)
+        return {name: self._font_ref(name) for name in sorted(content.chars)}
+
+    def _font_resources(self, content: Content) -> bytes:
+        """The resource dictionary of a form (its fonts), made once per set of fonts."""
+        fonts = self._uses(content)
+        key = tuple(fonts)
+        if key not in self.resources:
+            self.resources[key] = b"<< /Font " + serialise(fonts) + b" >>" if fonts else b"<< >>"
+        return self.resources[key]
+
+    def add_form(self, name: str, content: Content, bbox: Box) -> None:
+        """A form XObject (drawn with `Do`), named `name` in every page that shows it."""
+        resources = self._font_resources(content)
+        box = " ".join(num(v) for v in bbox).encode("ascii")
+        ref = self._reserve()
+        self.objects[ref.number] = (
+            b"<< /Type /XObject /Subtype /Form /BBox [%s] /Resources %s /Length %d "
+            b"/Filter /FlateDecode >>\nstream\n%s\nendstream"
+            % (box, resources, len(content.stream), content.stream)
+        )
+        self.forms[name] = ref
+
+    def add_page(
+        self,
+        size: tuple[float, float],
+        content: Content,
+        forms: tuple[str, ...] = (),
+        boxes: Mapping[str, Box] | None = None,
+    ) -> None:
+        """A page of `size` points drawing `content`, which may show the named forms."""
+        fonts = self._uses(content)
+        resources: dict[str, object] = {}
+        if fonts:
+            resources["Font"] = fonts
+        if forms:
+            resources["XObject"] = {form: self.forms[form] for form in sorted(set(forms))}
+        contents = self._stream(self._reserve(), {}, content.stream)
+        page = {
+            "Type": Name("Page"),
+            "Parent": self.pages_ref,
+            "MediaBox": [0, 0, size[0], size[1]],
+            **{key: list(box) for key, box in (boxes or {}).items()},
+            "Resources": resources,
+            "Contents": contents,
+        }
+        self.pages.append(self._put(self._reserve(), page))
+
+    # ---- fonts --------------------------------------------------------------------------------
+
+    def _embed_font(self, font: FontFile, ref: Ref) -> None:
+        """Type0 font over a CIDFontType2 subset, with widths and a ToUnicode map."""
+        glyphs = pdffonts.used_glyphs(font, "".join(sorted(self.chars.get(font.name, ()))))
+        gids = tuple(sorted(glyphs))
+        base = f"{pdffonts.subset_tag(font, gids)}+{font.name}"
+        face = metrics(font).face
+        program = pdffonts.subset_bytes(font, gids, self.font_cache)
+        file_ref = self._stream(self._reserve(), {"Length1": len(program)}, compress(program))
+        descriptor = self._put(
+            self._reserve(),
+            {
+                "Type": Name("FontDescriptor"),
+                "FontName": Name(base),
+                "Flags": 4,
+                "FontBBox": [round(v) for v in face.bbox],
+                "ItalicAngle": face.italicAngle,
+                "Ascent": round(face.ascent),
+                "Descent": round(face.descent),
+                "CapHeight": round(face.capHeight),
+                "StemV": face.stemV,
+                "FontFile2": file_ref,
+            },
+        )
+        cid_font = self._put(
+            self._reserve(),
+            {
+                "Type": Name("Font"),
+                "Subtype": Name("CIDFontType2"),
+                "BaseFont": Name(base),
+                "CIDSystemInfo": {"Registry": "Adobe", "Ordering": "Identity", "Supplement": 0},
+                "FontDescriptor": descriptor,
+                "DW": 1000,
+                "W": pdffonts.widths_array(font, glyphs),
+                "CIDToGIDMap": Name("Identity"),
+            },
+        )
+        cmap = pdffonts.to_unicode_cmap(glyphs)
+        unicode_ref = self._stream(self._reserve(), {}, compress(cmap))
+        self._put(
+            ref,
+            {
+                "Type": Name("Font"),
+                "Subtype": Name("Type0"),
+                "BaseFont": Name(base),
+                "Encoding": Name("Identity-H"),
+                "DescendantFonts": [cid_font],
+                "ToUnicode": unicode_ref,
+            },
+        )
+
+    # ---- output -------------------------------------------------------------------------------
+
+    def write(self, info: Mapping[str, str]) -> bytes:
+        """The whole file."""
+        for font_name, ref in sorted(self.font_refs.items()):
+            self._embed_font(FONTS_BY_NAME[font_name], ref)
+        self._put(
+            self.pages_ref,
+            {"Type": Name("Pages"), "Kids": list(self.pages), "Count": len(self.pages)},
+        )
+        catalog = self._put(self._reserve(), {"Type": Name("Catalog"), "Pages": self.pages_ref})
+        info_ref = self._put(self._reserve(), {"Producer": "countermix", **info})
+        out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        offsets: list[int] = []
+        for number in range(1, self.next_number):
+            offsets.append(len(out))
+            out += b"%d 0 obj\n" % number + self.objects[number] + b"\nendobj\n"
+        xref = len(out)
+        out += b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
+        out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+        ident = Raw(b"<" + hashlib.md5(bytes(out)).hexdigest().upper().encode("ascii") + b">")
+        trailer = {
+            "Size": self.next_number,
+            "Root": catalog,
+            "Info": info_ref,
+            "ID": [ident, ident],
+        }
+        out += b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % xref
+        return bytes(out)
