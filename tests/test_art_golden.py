@@ -64,7 +64,7 @@ def tite_division(lang: str = "en") -> Drawing:
 
 def reduced_with_overlay() -> Image.Image:
     """The reduced division with the step-loss badge laid over it."""
-    image = rasterize(tite_division(), HEIGHT)
+    image = rasterize(tite_division(), HEIGHT).convert("RGBA")
     return Image.alpha_composite(image, rasterize(step_drawing(1), HEIGHT))
 
 

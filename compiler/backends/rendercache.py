@@ -12,7 +12,7 @@ byte-identical.
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -37,9 +37,14 @@ def renderer_fingerprint() -> str:
     return digest.hexdigest()
 
 
+@cache
+def _seed() -> hashlib._Hash:
+    return hashlib.sha256(renderer_fingerprint().encode())
+
+
 def cache_key(*parts: object) -> str:
     """A stable key: repr of frozen records (positions excluded) and plain values."""
-    digest = hashlib.sha256(renderer_fingerprint().encode())
+    digest = _seed().copy()
     digest.update(repr(parts).encode("utf-8"))
     return digest.hexdigest()
 
@@ -75,7 +80,9 @@ class RenderCache:
     def _load(self, pack: Path) -> None:
         """Read the pack; a missing, damaged or mismatched pack is an empty cache."""
         try:
-            index = json.loads(self._index_path().read_bytes().decode("utf-8"))
+            index = marshal.loads(self._index_path().read_bytes())
+            if not isinstance(index, dict):
+                raise ValueError("not an index")
             data = pack.read_bytes()
             view = memoryview(data)
             for key, (start, length, age) in index.items():
@@ -84,7 +91,7 @@ class RenderCache:
                 self.memory[key] = bytes(view[start : start + length])
                 self.index[key] = (start, length, age)
             self.size = len(data)
-        except (OSError, ValueError, TypeError):
+        except (OSError, EOFError, ValueError, TypeError):
             self.memory.clear()
             self.index.clear()
             self.size = 0
@@ -155,8 +162,7 @@ class RenderCache:
         self._write_index()
 
     def _write_index(self) -> None:
-        data = json.dumps(self.index, separators=(",", ":"), sort_keys=True).encode("utf-8")
-        _replace(self._index_path(), data)
+        _replace(self._index_path(), marshal.dumps(dict(sorted(self.index.items()))))
 
     def render_all(self, jobs: Sequence[tuple[str, Callable[[], bytes]]]) -> dict[str, bytes]:
         """Bytes for every (key, make) job: from the cache, else made — on every core when

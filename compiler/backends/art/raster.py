@@ -1,19 +1,32 @@
-"""Raster back end: a Drawing to an RGBA image, shapes supersampled, text crisp at final size.
+"""Raster back end: a Drawing to an image, shapes supersampled, text crisp at final size.
 
 Shapes are drawn SCALE times larger and shrunk by averaging (smooth diagonals and round pips at
 64 px); text is drawn at the final size so that FreeType's hinting keeps small figures sharp.
 Each glyph is placed at the pen position given by the font's unhinted advance widths (rounded to
 whole pixels), the same widths the fitting and the PDF use, so text fits alike in both. Ops are
-drawn in order: a run of shapes is flattened before the text that follows it.
+painted in order, except that a shape touching none of the texts before it is painted with the
+shapes before those texts: a face is then one supersampled layer, shrunk once, and its texts.
+A face with an opaque full-size background is an RGB image (no alpha to carry or encode).
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
 from compiler.backends.art.colours import RGB
 from compiler.backends.art.display import Box, Drawing, Ellipse, Line, Op, Polygon, Rect, Text
-from compiler.backends.art.fonts import baseline_offset, char_widths, font_for, pillow_font
+from compiler.backends.art.fonts import (
+    FontFile,
+    baseline_offset,
+    char_widths,
+    font_for,
+    pillow_font,
+    text_width,
+)
 
 SCALE = 4
 
@@ -24,27 +37,165 @@ def rasterize(drawing: Drawing, height_px: int) -> Image.Image:
 
 
 def rasterize_to(drawing: Drawing, width_px: int, height_px: int) -> Image.Image:
-    """The drawing as an RGBA image of exactly `width_px` × `height_px`."""
+    """The drawing as an image of exactly `width_px` × `height_px`: RGB when its first op is
+    an opaque, square-cornered rectangle over the whole face, else RGBA."""
     scale = (width_px / drawing.width, float(height_px))
-    result = Image.new("RGBA", (width_px, height_px), (0, 0, 0, 0))
-    layer: Image.Image | None = None
-    for op in drawing.ops:
+    background = _background(drawing)
+    if background is None:
+        result = Image.new("RGBA", (width_px, height_px), (0, 0, 0, 0))
+    else:
+        result = Image.new("RGB", (width_px, height_px), background)
+    passes = _passes(drawing.ops, 1.5 / height_px)
+    for number, (shapes, texts) in enumerate(passes):
+        if shapes:
+            result = _shapes(result, shapes, scale, background if number == 0 else None)
+        for text in texts:
+            _text(result, text, scale)
+    return result
+
+
+def _background(drawing: Drawing) -> tuple[int, int, int] | None:
+    """The colour of a first op that fills the whole face with square corners, if any."""
+    first = drawing.ops[0] if drawing.ops else None
+    if not isinstance(first, Rect) or first.fill is None or first.radius > 0:
+        return None
+    x0, y0, x1, y1 = first.box
+    if x0 > 0 or y0 > 0 or x1 < drawing.width or y1 < 1.0:
+        return None
+    return first.fill
+
+
+def _passes(ops: Sequence[Op], margin: float) -> list[tuple[list[Op], list[Text]]]:
+    """Ops grouped into passes of (shapes, then texts), as few as painting order allows.
+
+    A shape joins the current pass's shapes — so it is painted before texts that came before
+    it — when it touches none of those texts (`margin` face units around each); otherwise it
+    starts a new pass. Most faces need one pass: one supersampled layer, shrunk once.
+    """
+    passes: list[tuple[list[Op], list[Text]]] = [([], [])]
+    text_boxes: list[Box] = []
+    for op in ops:
+        shapes, texts = passes[-1]
         if isinstance(op, Text):
-            if layer is not None:
-                result = _flatten(result, layer)
-                layer = None
-            _text(result, op, scale)
-            continue
-        if layer is None:
-            layer = Image.new("RGBA", (width_px * SCALE, height_px * SCALE), (0, 0, 0, 0))
-        _shape(ImageDraw.Draw(layer), op, (scale[0] * SCALE, scale[1] * SCALE))
-    return result if layer is None else _flatten(result, layer)
+            texts.append(op)
+            text_boxes.append(_text_box(op, margin))
+        elif any(_touches(area, box) for area in _areas(op) for box in text_boxes):
+            passes.append(([op], []))
+            text_boxes = []
+        else:
+            shapes.append(op)
+    return passes
 
 
-def _flatten(result: Image.Image, layer: Image.Image) -> Image.Image:
-    """The supersampled shape layer shrunk (premultiplied alpha) and laid over the result."""
+def _text_box(op: Text, margin: float) -> Box:
+    """A box surely holding a text's glyphs: an em tall around its middle, a bit wider."""
+    width = text_width(op.text, op.height, op.bold, op.lang)
+    start = {"l": op.x, "m": op.x - width / 2, "r": op.x - width}[op.anchor[0]]
+    pad = 0.15 * op.height + margin
+    return (
+        start - pad,
+        op.y - 0.5 * op.height - pad,
+        start + width + pad,
+        op.y + 0.5 * op.height + pad,
+    )
+
+
+def _areas(op: Op) -> list[Box]:
+    """Boxes covering everything a shape paints (an outline-only rectangle: its four sides)."""
+    if isinstance(op, Rect):
+        if op.fill is not None:
+            return [op.box]
+        x0, y0, x1, y1 = op.box
+        band = max(op.line_width, op.radius)
+        return [
+            (x0, y0, x1, y0 + band),
+            (x0, y1 - band, x1, y1),
+            (x0, y0, x0 + band, y1),
+            (x1 - band, y0, x1, y1),
+        ]
+    if isinstance(op, Ellipse):
+        return [op.box]
+    points = op.points if isinstance(op, Polygon | Line) else ()
+    if not points:
+        return []
+    grow = op.width / 2 if isinstance(op, Line) else getattr(op, "line_width", 0.0)
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    return [(min(xs) - grow, min(ys) - grow, max(xs) + grow, max(ys) + grow)]
+
+
+def _touches(a: Box, b: Box) -> bool:
+    """Whether two boxes overlap."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _shapes(
+    result: Image.Image,
+    shapes: Sequence[Op],
+    scale: tuple[float, float],
+    background: RGB | None = None,
+) -> Image.Image:
+    """Shapes drawn SCALE times larger, shrunk and laid over the result.
+
+    On an opaque face's first pass (`background` given) the layer starts as that colour, so
+    shrinking it is a plain average and it replaces the result. Later passes draw rectangles
+    that sit on whole pixels straight onto the result (the same pixels supersampling would
+    give), and other runs of shapes on a transparent layer cut to their bounding box."""
+    if background is not None:
+        layer = Image.new("RGB", (result.width * SCALE, result.height * SCALE), background)
+        draw = ImageDraw.Draw(layer)
+        for op in shapes:
+            _shape(draw, op, (scale[0] * SCALE, scale[1] * SCALE))
+        return layer.reduce(SCALE)
+    run: list[Op] = []
+    for op in shapes:
+        if _on_pixels(op, scale):
+            result = _layered(result, run, scale)
+            run = []
+            _shape(ImageDraw.Draw(result), op, scale)
+        else:
+            run.append(op)
+    return _layered(result, run, scale)
+
+
+def _on_pixels(op: Op, scale: tuple[float, float]) -> bool:
+    """Whether a shape is a square-cornered rectangle whose edges and outline sit on whole
+    pixels (drawn directly, it is exactly what supersampling would give)."""
+    if not isinstance(op, Rect) or op.radius * scale[1] >= 1 / SCALE:
+        return False
+    x0, y0, x1, y1 = op.box
+    values = [x0 * scale[0], x1 * scale[0], y0 * scale[1], y1 * scale[1]]
+    if op.outline is not None:
+        values.append(op.line_width * scale[1])
+    return all(abs(v - round(v)) < 1e-6 for v in values)
+
+
+def _layered(result: Image.Image, shapes: Sequence[Op], scale: tuple[float, float]) -> Image.Image:
+    """Shapes on a supersampled transparent layer the size of their bounding box (whole
+    pixels), shrunk with premultiplied alpha and composited over that part of the result."""
+    if not shapes:
+        return result
+    areas = [area for op in shapes for area in _areas(op)]
+    if not areas:
+        return result
+    left = max(0, math.floor(min(a[0] for a in areas) * scale[0]) - 1)
+    top = max(0, math.floor(min(a[1] for a in areas) * scale[1]) - 1)
+    right = min(result.width, math.ceil(max(a[2] for a in areas) * scale[0]) + 1)
+    bottom = min(result.height, math.ceil(max(a[3] for a in areas) * scale[1]) + 1)
+    if right <= left or bottom <= top:
+        return result
+    layer = Image.new("RGBA", ((right - left) * SCALE, (bottom - top) * SCALE), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    big = (scale[0] * SCALE, scale[1] * SCALE)
+    for op in shapes:
+        _shape(draw, op, big, (left * SCALE, top * SCALE))
     small = layer.convert("RGBa").reduce(SCALE).convert("RGBA")
-    return Image.alpha_composite(result, small)
+    region = (left, top, right, bottom)
+    if result.mode == "RGB":
+        under = result.crop(region).convert("RGBA")
+        result.paste(Image.alpha_composite(under, small).convert("RGB"), region)
+    else:
+        result.alpha_composite(small, (left, top))
+    return result
 
 
 def _rgba(colour: RGB | None) -> tuple[int, int, int, int] | None:
@@ -52,10 +203,12 @@ def _rgba(colour: RGB | None) -> tuple[int, int, int, int] | None:
     return None if colour is None else (colour[0], colour[1], colour[2], 255)
 
 
-def _box(box: Box, scale: tuple[float, float]) -> tuple[float, float, float, float]:
-    """A face-unit box in pixels (Pillow's right and bottom edges are inclusive)."""
-    x0, y0 = box[0] * scale[0], box[1] * scale[1]
-    x1, y1 = box[2] * scale[0] - 1, box[3] * scale[1] - 1
+def _box(
+    box: Box, scale: tuple[float, float], origin: tuple[float, float] = (0.0, 0.0)
+) -> tuple[float, float, float, float]:
+    """A face-unit box in pixels from `origin` (Pillow's right and bottom edges are inclusive)."""
+    x0, y0 = box[0] * scale[0] - origin[0], box[1] * scale[1] - origin[1]
+    x1, y1 = box[2] * scale[0] - 1 - origin[0], box[3] * scale[1] - 1 - origin[1]
     return (x0, y0, max(x0, x1), max(y0, y1))
 
 
@@ -64,10 +217,16 @@ def _width(width: float, scale: tuple[float, float]) -> int:
     return max(1, round(width * scale[1]))
 
 
-def _shape(draw: ImageDraw.ImageDraw, op: Op, scale: tuple[float, float]) -> None:
-    """One shape op drawn at `scale` pixels per face unit (x, y)."""
+def _shape(
+    draw: ImageDraw.ImageDraw,
+    op: Op,
+    scale: tuple[float, float],
+    origin: tuple[float, float] = (0.0, 0.0),
+) -> None:
+    """One shape op drawn at `scale` pixels per face unit (x, y), `origin` at pixel (0, 0)."""
+    ox, oy = origin
     if isinstance(op, Rect):
-        box = _box(op.box, scale)
+        box = _box(op.box, scale, origin)
         width = _width(op.line_width, scale) if op.outline is not None else 0
         radius = op.radius * scale[1]
         fill, outline = _rgba(op.fill), _rgba(op.outline)
@@ -78,14 +237,17 @@ def _shape(draw: ImageDraw.ImageDraw, op: Op, scale: tuple[float, float]) -> Non
     elif isinstance(op, Ellipse):
         width = _width(op.line_width, scale) if op.outline is not None else 0
         draw.ellipse(
-            _box(op.box, scale), fill=_rgba(op.fill), outline=_rgba(op.outline), width=width
+            _box(op.box, scale, origin),
+            fill=_rgba(op.fill),
+            outline=_rgba(op.outline),
+            width=width,
         )
     elif isinstance(op, Polygon):
-        points = [(x * scale[0], y * scale[1]) for x, y in op.points]
+        points = [(x * scale[0] - ox, y * scale[1] - oy) for x, y in op.points]
         width = _width(op.line_width, scale) if op.outline is not None else 1
         draw.polygon(points, fill=_rgba(op.fill), outline=_rgba(op.outline), width=width)
     elif isinstance(op, Line):
-        points = [(x * scale[0], y * scale[1]) for x, y in op.points]
+        points = [(x * scale[0] - ox, y * scale[1] - oy) for x, y in op.points]
         draw.line(points, fill=_rgba(op.colour), width=_width(op.width, scale), joint="curve")
 
 
@@ -98,11 +260,23 @@ def _text(image: Image.Image, op: Text, scale: tuple[float, float]) -> None:
     total = sum(widths)
     start = {"l": op.x, "m": op.x - total / 2, "r": op.x - total}[op.anchor[0]]
     baseline = round((op.y + baseline_offset(font) * op.height) * scale[1])
-    face = pillow_font(font, op.height * scale[1])
-    draw = ImageDraw.Draw(image)
-    fill = _rgba(op.colour)
+    size = op.height * scale[1]
     pen = start
     for char, advance in zip(op.text, widths, strict=True):
         if not char.isspace():
-            draw.text((round(pen * scale[0]), baseline), char, font=face, fill=fill, anchor="ls")
+            mask, (dx, dy) = _glyph(font, size, char)
+            x, y = round(pen * scale[0]) + dx, baseline + dy
+            image.paste(op.colour, (x, y, x + mask.width, y + mask.height), mask)
         pen += advance
+
+
+@lru_cache(maxsize=4096)
+def _glyph(font: FontFile, size_px: float, char: str) -> tuple[Image.Image, tuple[int, int]]:
+    """A glyph's coverage mask as FreeType renders it, and where its top-left corner sits
+    relative to the pen on the baseline. Painting the text colour through the mask is what
+    drawing the text does, once per glyph instead of once per use."""
+    face = pillow_font(font, size_px)
+    left, top, right, bottom = face.getbbox(char, anchor="ls")
+    mask = Image.new("L", (max(1, int(right - left)), max(1, int(bottom - top))), 0)
+    ImageDraw.Draw(mask).text((-left, -top), char, font=face, fill=255, anchor="ls")
+    return mask, (int(left), int(top))

@@ -14,7 +14,7 @@ from typing import Any
 
 from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
 from compiler.backends.pdf import fonts as pdffonts
-from compiler.backends.pdf.syntax import Name, Raw, Ref, num, serialise
+from compiler.backends.pdf.syntax import Name, Raw, Ref, name, num, serialise
 
 Box = tuple[float, float, float, float]
 FONTS_BY_NAME = {font.name: font for font in ALL_FONTS}
@@ -62,6 +62,7 @@ class PdfDocument:
         self.font_refs: dict[str, Ref] = {}
         self.font_cache = font_cache
         self.resources: dict[tuple[str, ...], bytes] = {}
+        self.boxes: dict[Box, bytes] = {}
         self.pages_ref = self._reserve()
 
     def _reserve(self) -> Ref:
@@ -100,7 +101,9 @@ class PdfDocument:
     def add_form(self, name: str, content: Content, bbox: Box) -> None:
         """A form XObject (drawn with `Do`), named `name` in every page that shows it."""
         resources = self._font_resources(content)
-        box = " ".join(num(v) for v in bbox).encode("ascii")
+        box = self.boxes.get(bbox)
+        if box is None:
+            box = self.boxes[bbox] = " ".join(num(v) for v in bbox).encode("ascii")
         ref = self._reserve()
         self.objects[ref.number] = (
             b"<< /Type /XObject /Subtype /Form /BBox [%s] /Resources %s /Length %d "
@@ -122,7 +125,8 @@ class PdfDocument:
         if fonts:
             resources["Font"] = fonts
         if forms:
-            resources["XObject"] = {form: self.forms[form] for form in sorted(set(forms))}
+            entries = (b"%s %d 0 R" % (name(f), self.forms[f].number) for f in sorted(set(forms)))
+            resources["XObject"] = Raw(b"<< " + b" ".join(entries) + b" >>")
         contents = self._stream(self._reserve(), {}, content.stream)
         page = {
             "Type": Name("Page"),

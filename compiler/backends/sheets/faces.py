@@ -43,6 +43,7 @@ class FaceRef:
     """One face to print: a digest of its look, and how to draw it when it is not cached."""
 
     identity: str
+    """The kind of face, the language and the digest of its records (art.identity)."""
     make: Callable[[], Drawing]
 
     def key(self, height: float) -> str:
@@ -60,7 +61,7 @@ class Form:
 
 
 def _ref(kind: str, lang: str, make: Callable[[], Drawing], identity: str) -> FaceRef:
-    return FaceRef(cache_key(kind, lang, identity), make)
+    return FaceRef(f"{kind}:{lang}:{identity}", make)
 
 
 def unit_face(game: GameData, unit: Unit, side: Side, lang: str) -> FaceRef:

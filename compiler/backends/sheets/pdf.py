@@ -11,7 +11,9 @@ after all bleeds, so neighbours packed edge to edge stay intact.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -240,14 +242,14 @@ def _sheet_page(
             _fold_line(canvas, options)
         _page_label(canvas, label, options)
 
-    parts = (
-        tuple((face.form, face.rect.x, face.rect.y, face.rect.w, face.rect.h) for face in faces),
-        tuple((slot.x, slot.y, slot.w, slot.h) for slot in slots),
-        label,
-        options,
-        fold,
-    )
-    content = _cached_content(cache, parts, draw)
+    coordinates = array("d")
+    for face in faces:
+        coordinates.extend((face.rect.x, face.rect.y, face.rect.w, face.rect.h))
+    for slot in slots:
+        coordinates.extend((slot.x, slot.y, slot.w, slot.h))
+    layout = hashlib.sha256(coordinates.tobytes())
+    layout.update("\n".join(face.form for face in faces).encode("utf-8"))
+    content = _cached_content(cache, (layout.hexdigest(), label, options, fold), draw)
     forms = tuple(face.form for face in faces)
     pdf.add_page(options.page_pt, content, forms, _boxes(trim, options))
 
