@@ -84,6 +84,39 @@ def test_blocks_show_strength_and_hide_it_on_the_back() -> None:
     assert len(back.getcolors(SIZE * SIZE) or []) < len(label.getcolors(SIZE * SIZE) or [])
 
 
+NAPOLEON_BLUE, GUARD_GREEN, BRITISH_RED, PRUSSIAN_GREY = (
+    (0x2F, 0x4F, 0x9F),
+    (0x2E, 0x7D, 0x32),
+    (0xB8, 0x28, 0x2E),
+    (0x8C, 0x8C, 0x8C),
+)
+
+
+@pytest.mark.parametrize(
+    ("nationality", "guard", "frame", "centre"),
+    [
+        ("french", False, NAPOLEON_BLUE, NAPOLEON_BLUE),
+        ("french", True, NAPOLEON_BLUE, GUARD_GREEN),
+        ("prussian", False, PRUSSIAN_GREY, NAPOLEON_BLUE),
+        ("british", False, BRITISH_RED, BRITISH_RED),
+        ("dutch", False, BRITISH_RED, NAPOLEON_BLUE),
+    ],
+)
+def test_napoleon_label_colours_follow_the_rules_table(
+    nationality: str, guard: bool, frame: tuple[int, int, int], centre: tuple[int, int, int]
+) -> None:
+    """Rules §2.1: label background / centre per nationality, the Guard's centre green."""
+    data = game("napoleon")
+    unit = next(
+        u for u in data.units if u.nationality == nationality and ("guard" in u.tags) == guard
+    )
+    label = block_faces(data, unit, 128)[0].convert("RGB")
+    # a point on the label's frame between two edge pips, and one in the centre panel
+    # clear of the symbol and the name
+    assert label.getpixel((14, 40)) == frame
+    assert label.getpixel((30, 100)) == centre
+
+
 def test_rendering_is_deterministic() -> None:
     data = game("gcacw")
     unit = next(u for u in data.units if u.back is not None)

@@ -207,6 +207,18 @@ CASES = [
         (("game.yaml", "blueish", "bad-colour"),),
     ),
     Case(
+        "colour variant with a colour that is not a colour",
+        (
+            (
+                "game.yaml",
+                '- {id: blueland, name: Blueland, side: blue, colour: "#a0b0f0"}',
+                '- {id: blueland, name: Blueland, side: blue, colour: "#a0b0f0", '
+                "variants: [{tag: guard, centre_colour: greenish}]}",
+            ),
+        ),
+        (("game.yaml", "greenish", "bad-colour"),),
+    ),
+    Case(
         "unknown parameter",
         (("rules.yaml", "max: $max_manpower", "max: $max_manpowr"),),
         (("rules.yaml", "max: $max_manpowr", "unknown-param"),),

@@ -20,12 +20,56 @@ class Side(Node):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ColourVariant(Node):
+    tag: str = field(
+        metadata=doc("Units of the nationality carrying this tag (e.g. guard) use it.")
+    )
+    colour: str = field(default="", metadata=doc("Background colour, #rrggbb; empty: unchanged."))
+    text_colour: str = field(default="", metadata=doc("Text colour, #rrggbb; empty: unchanged."))
+    centre_colour: str = field(
+        default="", metadata=doc("Block label centre colour, #rrggbb; empty: unchanged.")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UnitColours:
+    """The colours a unit is drawn in (strings as written; checked by the bad-colour rule)."""
+
+    colour: str
+    text_colour: str
+    centre_colour: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Nationality(Node):
     id: str = field(metadata=doc("Nationality id, e.g. prussian, dutch, ru."))
     name: Text = field(metadata=doc("Nationality name."))
     side: str = field(metadata=doc("The side this nationality fights for."))
     colour: str = field(metadata=doc("Counter background colour, #rrggbb."))
     text_colour: str = field(default="#000000", metadata=doc("Counter text colour, #rrggbb."))
+    centre_colour: str = field(
+        default="",
+        metadata=doc(
+            "Block label centre colour, #rrggbb: the label is the background colour with a "
+            "centre panel of this colour (as on Columbia Games labels). Empty: a plain label."
+        ),
+    )
+    variants: tuple[ColourVariant, ...] = field(
+        default=(),
+        metadata=doc("Other colours for units with a tag, e.g. the French Guard's green centre."),
+    )
+
+    def colours_for(self, tags: tuple[str, ...]) -> UnitColours:
+        """The colours of a unit with `tags`: the first variant whose tag it carries wins."""
+        colours = UnitColours(self.colour, self.text_colour, self.centre_colour)
+        for variant in self.variants:
+            if variant.tag in tags:
+                return UnitColours(
+                    variant.colour or colours.colour,
+                    variant.text_colour or colours.text_colour,
+                    variant.centre_colour or colours.centre_colour,
+                )
+        return colours
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

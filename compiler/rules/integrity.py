@@ -357,6 +357,11 @@ def _colour_fields(ctx: Context) -> Iterator[tuple[Node, str, str]]:
     for nat in g.nationalities:
         yield nat, "colour", nat.colour
         yield nat, "text_colour", nat.text_colour
+        for record in (nat, *nat.variants):
+            for key in ("colour", "text_colour", "centre_colour"):
+                value = getattr(record, key)
+                if value and (record is not nat or key == "centre_colour"):
+                    yield record, key, value
     for marker_set in ctx.game.marker_sets:
         yield marker_set, "colour", marker_set.colour
     for deck in ctx.game.decks:

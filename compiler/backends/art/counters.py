@@ -42,6 +42,8 @@ CUT_LINE = 1 / 64
 LABEL_CREAM: RGB = (246, 240, 222)
 BADGE_RED: RGB = (200, 30, 30)
 BLOCK_LABEL: Box = (0.05, 0.05, 0.95, 0.95)
+LABEL_CENTRE: Box = (0.2, 0.2, 0.8, 0.8)
+"""The centre panel of a two-colour block label, inside the ring of strength pips."""
 PIP_INSET = 0.1
 PIP_RADIUS = 0.03
 PIP_SPACING = 0.1
@@ -61,18 +63,31 @@ def unit_layout(game: GameData, unit: Unit) -> Layout:
 
 def unit_colours(game: GameData, unit: Unit, sketch: Sketch | None = None) -> tuple[RGB, RGB]:
     """Background and text colour: the nationality's, else the side's with black or white."""
+    background, text, _centre = unit_palette(game, unit, sketch)
+    return background, text
+
+
+def unit_palette(
+    game: GameData, unit: Unit, sketch: Sketch | None = None
+) -> tuple[RGB, RGB, RGB | None]:
+    """Background, text and block-label centre colour (None: no centre panel): the
+    nationality's (its variant for the unit's tags), else the side's with black or white."""
     probe = sketch if sketch is not None else Sketch(1.0, WHITE)
     for nationality in game.game.nationalities:
         if nationality.id == unit.nationality:
+            colours = nationality.colours_for(unit.tags)
             what = f"colour of nationality `{nationality.id}`"
-            background = colour(probe, nationality.colour, what)
-            text = colour(probe, nationality.text_colour, f"text_{what}")
-            return background, text
+            background = colour(probe, colours.colour, what)
+            text = colour(probe, colours.text_colour, f"text_{what}")
+            centre = None
+            if colours.centre_colour:
+                centre = colour(probe, colours.centre_colour, f"centre_{what}")
+            return background, text, centre
     for side in game.game.sides:
         if side.id == unit.side:
             background = colour(probe, side.colour, f"colour of side `{side.id}`")
-            return background, readable(background, (0, 0, 0))
-    return (128, 128, 128), WHITE
+            return background, readable(background, (0, 0, 0)), None
+    return (128, 128, 128), WHITE, None
 
 
 # -- unit counters --------------------------------------------------------------------------
@@ -168,12 +183,15 @@ def block_drawing(
     layout_id = unit_type.layout if unit_type is not None and unit_type.layout else ""
     layout = find_layout(game, layout_id or "standard-block")
     sketch = Sketch(layout.width, (128, 128, 128))
-    background, text = unit_colours(game, unit, sketch)
+    background, text, centre = unit_palette(game, unit, sketch)
     sketch.background = background
     _block_body(sketch, background)
     if face == "back":
         return sketch.finish()
-    label = background if contrast(background, text) >= 2.6 else LABEL_CREAM
+    if centre is None:
+        label = background if contrast(background, text) >= 2.6 else LABEL_CREAM
+    else:
+        label = background
     sketch.add(
         Rect(
             sketch.box(BLOCK_LABEL),
@@ -183,6 +201,8 @@ def block_drawing(
             radius=0.04,
         )
     )
+    if centre is not None:
+        sketch.add(Rect(sketch.box(LABEL_CENTRE), fill=centre, radius=0.03))
     owner = Owner(f"unit `{unit.id}`", layout)
     for slot in face_slots(layout, "front"):
         _unit_slot(sketch, slot, game, unit, _UnitFace(unit.front, "front", text, lang), owner)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from compiler.backends.art.colours import GREY, RGB, black_or_white, lighter, mix, readable, rgb
+from compiler.backends.art.colours import RGB, lighter, mix
 from compiler.model.common import Scalar
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
@@ -15,36 +14,6 @@ MOVEMENT_KEYS = ("movement", "move", "ma", "mp", "mf")
 EXHAUSTED_BAND: RGB = (255, 255, 255)
 DISORGANISED_TINT: RGB = (214, 64, 52)
 EXTENDED_TINT: RGB = (255, 220, 120)
-
-
-@dataclass(frozen=True, slots=True)
-class Palette:
-    """Colours of a unit: background and the (given, maybe unreadable) text colour."""
-
-    background: RGB
-    text: RGB
-
-    @property
-    def ink(self) -> RGB:
-        """Text and symbol colour that reads on the background."""
-        return readable(self.background, self.text)
-
-
-def unit_palette(game: GameData, unit: Unit) -> Palette:
-    """The nationality's colours, else the side's colour with black or white text."""
-    for nationality in game.game.nationalities:
-        if nationality.id == unit.nationality:
-            return Palette(rgb(nationality.colour), rgb(nationality.text_colour))
-    background = side_colour(game, unit.side)
-    return Palette(background, black_or_white(background))
-
-
-def side_colour(game: GameData, side_id: str) -> RGB:
-    """A side's colour, grey for an unknown side."""
-    for side in game.game.sides:
-        if side.id == side_id:
-            return rgb(side.colour)
-    return GREY
 
 
 def unit_symbol(game: GameData, unit: Unit) -> str:
