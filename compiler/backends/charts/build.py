@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-
-from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped,unused-ignore]
 
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize
-from compiler.backends.art.vector import draw_vector, register_fonts
 from compiler.backends.charts.derived import derived_charts
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
+from compiler.backends.pdf.content import Canvas, draw
+from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.sheets.options import MM, SheetOptions
 from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
@@ -28,28 +26,18 @@ def all_charts(game: GameData, lang: str) -> list[Chart]:
 
 def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
     """Every chart on its own page, scaled to the page's width (or height) between margins."""
-    register_fonts()
-    buffer = io.BytesIO()
     page_w, page_h = options.page_pt
-    canvas = Canvas(
-        buffer,
-        pagesize=(page_w, page_h),
-        invariant=1,
-        pageCompression=1,
-        initialFontName="DejaVuSans",
-    )
-    canvas.setTitle(f"{game.game.title.get(options.lang)} — charts")
-    canvas.setAuthor("countermix")
-    canvas.setCreator("countermix")
+    pdf = PdfDocument()
     margin = MARGIN_MM * MM
     room_w, room_h = page_w - 2 * margin, page_h - 2 * margin
     for chart in all_charts(game, options.lang):
         drawing = chart_drawing(game, chart, options.lang, room_w)
         height = min(room_h, room_w / drawing.width)
-        draw_vector(canvas, drawing, margin, page_h - margin - height, height)
-        canvas.showPage()
-    canvas.save()
-    return buffer.getvalue()
+        canvas = Canvas()
+        draw(canvas, drawing, margin, page_h - margin - height, height)
+        pdf.add_page(options.page_pt, canvas.content())
+    title = f"{game.game.title.get(options.lang)} — charts"
+    return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
 
 
 def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path | None:
