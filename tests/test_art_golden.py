@@ -1,18 +1,14 @@
-"""Golden PNG snapshots of representative faces, compared with a tolerance.
-
-On a mismatch `<name>.actual.png` and `<name>.diff.png` (differences amplified) are written next
-to the golden. Regenerate the goldens with UPDATE_GOLDENS=1.
-"""
+"""Golden PNG snapshots of representative faces, compared with a tolerance (tests/goldens.py:
+on a mismatch an actual and a diff image are written; UPDATE_GOLDENS=1 regenerates)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from compiler.backends.art.drawing import (
     Drawing,
@@ -25,13 +21,11 @@ from compiler.backends.art.drawing import (
 from compiler.backends.art.raster import rasterize
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from tests.goldens import MAX_BAD_SHARE, check_golden, compare
 
 SOURCES = Path(__file__).parent.parent / "sources"
 GOLDEN = Path(__file__).parent / "golden" / "art"
 HEIGHT = 128
-MAX_MEAN_DIFF = 2.0
-MAX_BAD_SHARE = 0.005
-BAD_DIFF = 40
 
 
 @cache
@@ -118,49 +112,9 @@ FACES: dict[str, Callable[[], Image.Image]] = {
 }
 
 
-def compare(actual: Image.Image, golden: Image.Image) -> tuple[float, float]:
-    """Mean absolute difference per channel and the share of pixels differing by > BAD_DIFF."""
-    diff = ImageChops.difference(actual.convert("RGBA"), golden.convert("RGBA"))
-    bands = diff.split()
-    pixels = actual.width * actual.height
-    mean = sum(sum(i * n for i, n in enumerate(band.histogram())) for band in bands) / (
-        pixels * len(bands)
-    )
-    worst = bands[0]
-    for band in bands[1:]:
-        worst = ImageChops.lighter(worst, band)
-    bad = sum(worst.histogram()[BAD_DIFF + 1 :])
-    return mean, bad / pixels
-
-
-def write_failure(name: str, actual: Image.Image, golden: Image.Image) -> Path:
-    """The actual image and an amplified diff next to the golden."""
-    actual.save(GOLDEN / f"{name}.actual.png")
-    if actual.size == golden.size:
-        diff = ImageChops.difference(actual.convert("RGB"), golden.convert("RGB"))
-        diff.point(lambda value: min(255, value * 4)).save(GOLDEN / f"{name}.diff.png")
-    return GOLDEN / f"{name}.diff.png"
-
-
 @pytest.mark.parametrize("name", sorted(FACES))
 def test_face_matches_golden(name: str) -> None:
-    actual = FACES[name]()
-    path = GOLDEN / f"{name}.png"
-    if os.environ.get("UPDATE_GOLDENS") == "1" or not path.is_file():
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        actual.save(path)
-        if os.environ.get("UPDATE_GOLDENS") != "1":
-            pytest.fail(f"golden {path.name} was missing and has been written; check it in")
-        return
-    golden = Image.open(path)
-    golden.load()
-    assert actual.size == golden.size, (name, actual.size, golden.size)
-    mean, bad = compare(actual, golden)
-    if mean >= MAX_MEAN_DIFF or bad > MAX_BAD_SHARE:
-        diff = write_failure(name, actual, golden)
-        pytest.fail(f"{name}: mean diff {mean:.2f}, {bad:.2%} pixels off; see {diff}")
-    for stale in (GOLDEN / f"{name}.actual.png", GOLDEN / f"{name}.diff.png"):
-        stale.unlink(missing_ok=True)
+    check_golden(GOLDEN, name, FACES[name]())
 
 
 def test_comparison_catches_a_changed_face() -> None:

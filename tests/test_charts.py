@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+from pathlib import Path
 from typing import Literal
 
 import pytest
 from pypdf import PdfReader
 
+from compiler.backends.art.display import Inset
 from compiler.backends.charts.build import all_charts, charts_pdf
-from compiler.backends.charts.table import cell_text
+from compiler.backends.charts.table import cell_text, chart_drawing
 from compiler.backends.charts.wrap import NO_LINE_END, NO_LINE_START, wrap
 from compiler.backends.sheets.options import SheetOptions
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
-from tests.conftest import SOURCES
+from tests.conftest import SOURCES, findings_of, line_of, replace_in
 
 GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
 
@@ -82,3 +85,67 @@ def test_english_words_are_never_split() -> None:
     lines = wrap(text, 14, _width)
     assert " ".join(lines) == text
     assert all(word in text.split() for line in lines for word in line.split())
+
+
+# ---- chart data that is wrong is a finding at validate time -----------------------------------
+
+CLEAR = '{label: {en: Clear, ja: 平地}, terrain: clear, cells: ["−3", "−2", NE, "?", "?"]}'
+
+
+@pytest.mark.parametrize(
+    ("new", "rule", "message"),
+    [
+        (
+            '{label: {en: Clear, ja: 平地}, terrain: clear, cells: ["−3", "−2", NE, "?"]}',
+            "chart-shape",
+            "has 4 cells for 5 columns",
+        ),
+        (
+            '{label: {en: Clear, ja: 平地}, terrain: clear, cells: ["−3", "−2", NE, "?", "?", 1]}',
+            "chart-shape",
+            "has 6 cells for 5 columns",
+        ),
+        (
+            '{label: {en: Clear, ja: 平地}, terrain: swampy, cells: ["−3", "−2", NE, "?", "?"]}',
+            "unresolved-reference",
+            "swampy",
+        ),
+        (
+            CLEAR.replace("cells:", "pieces: [nobody], cells:"),
+            "unresolved-reference",
+            "nobody",
+        ),
+        (
+            CLEAR.replace("cells:", "pieces: [sjw-u-schenck:sideways], cells:"),
+            "chart-shape",
+            "must be front or back",
+        ),
+    ],
+    ids=["missing cell", "ragged row", "unknown terrain", "unknown piece", "bad piece side"],
+)
+def test_bad_chart_data_is_a_finding(tmp_path: Path, new: str, rule: str, message: str) -> None:
+    folder = tmp_path / "gcacw"
+    shutil.copytree(SOURCES / "gcacw", folder)
+    replace_in(folder / "charts.yaml", CLEAR, new)
+    found = [f for f in findings_of(folder) if f.rule == rule]
+    assert found, rule
+    finding = found[0]
+    assert message in finding.message
+    assert Path(finding.location.path).name == "charts.yaml"
+    assert finding.location.line == line_of(folder / "charts.yaml", new[:60])
+    assert finding.location.column > 1
+
+
+def test_setup_cards_and_orders_of_battle_show_the_counters() -> None:
+    game = _game("twilight_in_the_east")
+    charts = all_charts(game, "en")
+    setup = next(c for c in charts if c.id.startswith("setup-"))
+    shown = [ref.partition(":")[0] for row in setup.rows for ref in row.pieces]
+    assert shown and all(game.unit(ref) is not None for ref in shown)
+    oob = [c for c in charts if c.id.startswith("oob-")]
+    assert sum(len(row.pieces) for c in oob for row in c.rows) == len(game.units)
+    drawing = chart_drawing(game, setup, "en")
+    insets = [op for op in drawing.ops if isinstance(op, Inset)]
+    assert len(insets) == len(shown)
+    # every counter sits inside the table, clear of the text columns
+    assert all(0 <= op.box[0] < op.box[2] <= drawing.width for op in insets)

@@ -20,6 +20,13 @@ class Row(Node):
     cells: tuple[Scalar | Text, ...] = field(metadata=doc("One cell per column."))
     terrain: str = field(default="", metadata=doc("Terrain id (terrain-effects charts)."))
     shaded: tuple[int, ...] = field(default=(), metadata=doc("Indexes of shaded cells."))
+    pieces: tuple[str, ...] = field(
+        default=(),
+        metadata=doc(
+            "Unit ids drawn as counter images in the row (`id:back` for the back side); "
+            "a chart with pieces gets a column of them."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -100,6 +100,7 @@ def _game_refs(game: GameData, refs: Refs) -> None:
         refs.check("title", chart, "title", chart.title)
         for row in chart.rows:
             refs.check("terrain", row, "terrain", row.terrain)
+            refs.check_all("unit", row, "pieces", [p.partition(":")[0] for p in row.pieces])
 
 
 def _map_refs(game: GameData, refs: Refs) -> None:
@@ -334,10 +335,19 @@ def _charts(ctx: Context) -> Iterator[Finding]:
                 yield Finding(
                     "chart-shape",
                     row.locate("cells"),
-                    f"row `{row.label}` of chart `{chart.id}` has {len(row.cells)} "
+                    f"row `{row.label.en}` of chart `{chart.id}` has {len(row.cells)} "
                     f"cells for {width} columns",
                     "give every row one cell per column (use '' or '—' for empty)",
                 )
+            for number, piece in enumerate(row.pieces):
+                side = piece.partition(":")[2]
+                if side not in ("", "front", "back"):
+                    yield Finding(
+                        "chart-shape",
+                        row.locate(f"pieces.{number}"),
+                        f"piece `{piece}`: the side after the colon must be front or back",
+                        "write `unit-id` for the front or `unit-id:back` for the back",
+                    )
             for index in row.shaded:
                 if not 0 <= index < width:
                     yield Finding(

@@ -75,9 +75,6 @@ class Text:
     lang: str = "en"
 
 
-Op = Rect | Polygon | Line | Ellipse | Text
-
-
 @dataclass(frozen=True, slots=True)
 class Drawing:
     """A face: its width (height is 1.0), what to draw, and what did not fit."""
@@ -85,6 +82,18 @@ class Drawing:
     width: float
     ops: tuple[Op, ...]
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Inset:
+    """Another drawing (a counter on a setup card) scaled to fill `box`'s height, its top-left
+    corner at the box's; vectors in the PDF, rasterised at the final size in a PNG."""
+
+    box: Box
+    drawing: Drawing
+
+
+Op = Rect | Polygon | Line | Ellipse | Text | Inset
 
 
 @dataclass

@@ -18,7 +18,17 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from compiler.backends.art.colours import RGB
-from compiler.backends.art.display import Box, Drawing, Ellipse, Line, Op, Polygon, Rect, Text
+from compiler.backends.art.display import (
+    Box,
+    Drawing,
+    Ellipse,
+    Inset,
+    Line,
+    Op,
+    Polygon,
+    Rect,
+    Text,
+)
 from compiler.backends.art.fonts import (
     FontFile,
     baseline_offset,
@@ -50,8 +60,23 @@ def rasterize_to(drawing: Drawing, width_px: int, height_px: int) -> Image.Image
         if shapes:
             result = _shapes(result, shapes, scale, background if number == 0 else None)
         for text in texts:
-            _text(result, text, scale)
+            if isinstance(text, Inset):
+                _inset(result, text, scale)
+            else:
+                _text(result, text, scale)
     return result
+
+
+def _inset(result: Image.Image, op: Inset, scale: tuple[float, float]) -> None:
+    """A nested drawing rasterised at its final size and laid over the result."""
+    x0, y0, _x1, y1 = op.box
+    left, top = round(x0 * scale[0]), round(y0 * scale[1])
+    height = max(1, round((y1 - y0) * scale[1]))
+    image = rasterize(op.drawing, height)
+    if result.mode == "RGBA":
+        result.alpha_composite(image.convert("RGBA"), (left, top))
+    else:
+        result.paste(image.convert("RGB"), (left, top), image if image.mode == "RGBA" else None)
 
 
 def _background(drawing: Drawing) -> tuple[int, int, int] | None:
@@ -65,20 +90,24 @@ def _background(drawing: Drawing) -> tuple[int, int, int] | None:
     return first.fill
 
 
-def _passes(ops: Sequence[Op], margin: float) -> list[tuple[list[Op], list[Text]]]:
+Final = Text | Inset
+"""Ops drawn at the final size, after the shapes of their pass."""
+
+
+def _passes(ops: Sequence[Op], margin: float) -> list[tuple[list[Op], list[Final]]]:
     """Ops grouped into passes of (shapes, then texts), as few as painting order allows.
 
     A shape joins the current pass's shapes — so it is painted before texts that came before
     it — when it touches none of those texts (`margin` face units around each); otherwise it
     starts a new pass. Most faces need one pass: one supersampled layer, shrunk once.
     """
-    passes: list[tuple[list[Op], list[Text]]] = [([], [])]
+    passes: list[tuple[list[Op], list[Final]]] = [([], [])]
     text_boxes: list[Box] = []
     for op in ops:
         shapes, texts = passes[-1]
-        if isinstance(op, Text):
+        if isinstance(op, Text | Inset):
             texts.append(op)
-            text_boxes.append(_text_box(op, margin))
+            text_boxes.append(_text_box(op, margin) if isinstance(op, Text) else op.box)
         elif any(_touches(area, box) for area in _areas(op) for box in text_boxes):
             passes.append(([op], []))
             text_boxes = []

@@ -11,30 +11,43 @@ from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 
 MAX_ROWS = 38  # rows per page; longer tables continue on the next page
+MAX_ROWS_WITH_PIECES = 22  # rows with counter images are taller
 
 
 def _t(en: str, ja: str = "") -> Text:
     return Text(en, ja)
 
 
-def _chart(ident: str, name: Text, columns: list[Text], rows: list[list[str | Text]]) -> Chart:
+def _chart(
+    ident: str,
+    name: Text,
+    columns: list[Text],
+    rows: list[list[str | Text]],
+    pieces: list[tuple[str, ...]] | None = None,
+) -> Chart:
+    shown = pieces or [()] * len(rows)
     return Chart(
         id=ident,
         name=name,
         columns=tuple(Column(id=f"c{i}", label=c) for i, c in enumerate(columns[1:])),
         corner=columns[0],
         rows=tuple(
-            Row(label=r[0] if isinstance(r[0], Text) else _t(r[0]), cells=tuple(r[1:]))
-            for r in rows
+            Row(
+                label=r[0] if isinstance(r[0], Text) else _t(r[0]),
+                cells=tuple(r[1:]),
+                pieces=refs,
+            )
+            for r, refs in zip(rows, shown, strict=True)
         ),
     )
 
 
 def _pages(chart: Chart) -> Iterator[Chart]:
-    """A long table split into pages of MAX_ROWS rows, "(2/3)" added to the title."""
-    count = max(1, -(-len(chart.rows) // MAX_ROWS))
+    """A long table split into pages, "(2/3)" added to the title."""
+    per_page = MAX_ROWS_WITH_PIECES if any(r.pieces for r in chart.rows) else MAX_ROWS
+    count = max(1, -(-len(chart.rows) // per_page))
     for page in range(count):
-        rows = chart.rows[page * MAX_ROWS : (page + 1) * MAX_ROWS]
+        rows = chart.rows[page * per_page : (page + 1) * per_page]
         suffix = f" ({page + 1}/{count})" if count > 1 else ""
         name = Text(chart.name.en + suffix, chart.name.ja + suffix if chart.name.ja else "")
         yield Chart(
@@ -87,20 +100,26 @@ def _unit_name(game: GameData, unit_id: str, lang: str) -> str:
 
 def setup_card(game: GameData, scenario: Scenario, lang: str) -> Chart:
     places: dict[str, list[str]] = {}
+    refs: dict[str, list[str]] = {}
     for entry in scenario.setup:
         ids = ([entry.unit] if entry.unit else []) + list(entry.units)
         names = [_unit_name(game, uid, lang) for uid in ids]
         if entry.marker:
             names.append(entry.marker)
-        if entry.face == "back":
+        back = entry.face == "back"
+        if back:
             names = [f"{n} (back)" for n in names]
         places.setdefault(entry.at, []).extend(names)
-    rows: list[list[str | Text]] = [[at, ", ".join(names)] for at, names in places.items()]
+        refs.setdefault(entry.at, []).extend(f"{uid}:back" if back else uid for uid in ids)
+    rows: list[list[str | Text]] = [
+        [_place_label(game, scenario, at, lang), ", ".join(names)] for at, names in places.items()
+    ]
     return _chart(
         f"setup-{scenario.id}",
         _t(f"Setup: {scenario.name.en}", f"初期配置：{scenario.name.get('ja')}"),
         [_t("Location", "配置場所"), _t("Units", "ユニット")],
         rows,
+        [tuple(refs[at]) for at in places],
     )
 
 
@@ -113,19 +132,21 @@ def _place_label(game: GameData, scenario: Scenario, at: str, lang: str) -> str:
 def reinforcement_schedule(game: GameData, scenario: Scenario, lang: str) -> Chart | None:
     if not scenario.reinforcements:
         return None
+    arrivals = sorted(scenario.reinforcements, key=lambda r: r.turn)
     rows: list[list[str | Text]] = [
         [
             str(r.turn),
             ", ".join(_unit_name(game, u, lang) for u in r.units),
             _place_label(game, scenario, r.at, lang),
         ]
-        for r in sorted(scenario.reinforcements, key=lambda r: r.turn)
+        for r in arrivals
     ]
     return _chart(
         f"reinforcements-{scenario.id}",
         _t(f"Reinforcements: {scenario.name.en}", f"増援：{scenario.name.get('ja')}"),
         [_t("Turn", "ターン"), _t("Units", "ユニット"), _t("Entry", "登場場所")],
         rows,
+        [tuple(r.units) for r in arrivals],
     )
 
 
@@ -135,7 +156,9 @@ def order_of_battle(game: GameData, side_id: str, side: Text, lang: str) -> Char
         return None
     formations = {f.id: f for f in game.formations}
     rows: list[list[str | Text]] = []
+    pieces: list[tuple[str, ...]] = []
     for unit in units:
+        pieces.append((unit.id,))
         formation = formations.get(unit.formation)
         values = "-".join(
             str(v)
@@ -164,6 +187,7 @@ def order_of_battle(game: GameData, side_id: str, side: Text, lang: str) -> Char
             _t("Copies", "枚数"),
         ],
         rows,
+        pieces,
     )
 
 

@@ -7,7 +7,8 @@ import math
 from dataclasses import dataclass
 
 from compiler.backends.art.colours import RGB, parse_colour
-from compiler.backends.art.display import Anchor, Drawing, Line, Op, Polygon, Rect, Text
+from compiler.backends.art.counters import block_drawing, unit_drawing
+from compiler.backends.art.display import Anchor, Drawing, Inset, Line, Op, Polygon, Rect, Text
 from compiler.backends.art.fonts import text_width
 from compiler.backends.charts.wrap import wrap
 from compiler.model.charts import Chart
@@ -50,9 +51,11 @@ def _natural(texts: list[str], bold: bool, lang: str) -> float:
     return max((text_width(t, FONT, bold, lang) for t in texts), default=0.0) + 2 * PAD
 
 
-def _layout(rows: list[list[str]], width: float, lang: str) -> _Grid:
+def _layout(rows: list[list[str]], width: float, lang: str, last_min: float = 0.0) -> _Grid:
+    """Column widths (the last one at least `last_min`), wrapped cell lines, row heights."""
     columns = len(rows[0])
     natural = [_natural([r[c] for r in rows], True, lang) for c in range(columns)]
+    natural[-1] = max(natural[-1], last_min)
     floor = [min(n, 60.0) for n in natural]
     widths = list(natural)
     if sum(widths) > width:  # shrink the widest columns first, never below their floor
@@ -82,16 +85,72 @@ def _swatch(x: float, y: float, colour: RGB) -> Polygon:
     return Polygon(points, fill=colour, outline=RULE, line_width=0.6)
 
 
+PIECE = 22.0
+"""Side of a counter image in a chart, in points (the table's own scale)."""
+PIECE_GAP = 2.0
+PIECES_HEADING = Label("Counters", "駒")
+
+
+def piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
+    """The face a chart row's piece reference names: `unit-id` or `unit-id:back`."""
+    unit_id, _, side = ref.partition(":")
+    unit = game.unit(unit_id)
+    if unit is None:
+        return None
+    unit_type = game.unit_type(unit.type)
+    if unit_type is not None and unit_type.shape == "block":
+        return block_drawing(game, unit, "label", lang)
+    return unit_drawing(game, unit, "back" if side == "back" else "front", lang)
+
+
+def _pieces_width(chart: Chart) -> float:
+    """The natural width of the pieces column: up to eight counters side by side."""
+    most = max((len(r.pieces) for r in chart.rows), default=0)
+    return min(most, 8) * (PIECE + PIECE_GAP) - PIECE_GAP + 2 * PAD
+
+
+def _piece_ops(
+    game: GameData, refs: tuple[str, ...], box: tuple[float, float, float, float], lang: str
+) -> list[Op]:
+    """Counter images filling a cell from its top-left, wrapping to more lines."""
+    x0, y0, x1, _y1 = box
+    per_line = max(1, int((x1 - x0 - 2 * PAD + PIECE_GAP) // (PIECE + PIECE_GAP)))
+    ops: list[Op] = []
+    for index, ref in enumerate(refs):
+        drawing = piece_drawing(game, ref, lang)
+        if drawing is None:
+            continue
+        line, place = divmod(index, per_line)
+        left = x0 + PAD + place * (PIECE + PIECE_GAP)
+        top = y0 + PAD + line * (PIECE + PIECE_GAP)
+        ops.append(Inset((left, top, left + PIECE * drawing.width, top + PIECE), drawing))
+    return ops
+
+
+def _pieces_height(count: int, width: float) -> float:
+    """The height a cell `width` wide needs for `count` counter images."""
+    per_line = max(1, int((width - 2 * PAD + PIECE_GAP) // (PIECE + PIECE_GAP)))
+    lines = -(-count // per_line)
+    return lines * (PIECE + PIECE_GAP) - PIECE_GAP + 2 * PAD if count else 0.0
+
+
 def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float = 515.0) -> Drawing:
     """The chart `width` points wide; returned in drawing units (height 1.0)."""
     header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
     body = [[row.label.get(lang)] + [cell_text(c, lang) for c in row.cells] for row in chart.rows]
     columns = len(header)
     rows = [header] + [(r + [""] * columns)[:columns] for r in body]
+    with_pieces = any(r.pieces for r in chart.rows)
+    if with_pieces:
+        rows = [rows[0] + [PIECES_HEADING.get(lang)]] + [r + [""] for r in rows[1:]]
     terrain = {t.id: t for t in game.game.terrain}
     swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
-    grid = _layout(rows, width - swatch_room, lang)
+    grid = _layout(rows, width - swatch_room, lang, _pieces_width(chart) if with_pieces else 0)
     grid.widths[0] += swatch_room
+    if with_pieces:
+        for index, row in enumerate(chart.rows, start=1):
+            needed = _pieces_height(len(row.pieces), grid.widths[-1])
+            grid.heights[index] = max(grid.heights[index], needed)
     ops: list[Op] = []
     y = TITLE * 1.6
     ops.append(Text(0.0, TITLE * 0.7, chart.name.get(lang), TITLE, True, INK, "lm", lang))
@@ -107,6 +166,9 @@ def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float =
                 colour = parse_colour(terrain[chart.rows[index - 1].terrain].colour) or SHADE
                 ops.append(_swatch(left, y + PAD + LINE / 2, colour))
                 left += swatch_room
+            if with_pieces and column == len(cells) - 1 and index:
+                box = (x, y, x + w, y + height)
+                ops.extend(_piece_ops(game, chart.rows[index - 1].pieces, box, lang))
             for number, line in enumerate(lines):
                 anchor: Anchor = "lm" if column == 0 else "mm"
                 tx = left if column == 0 else x + w / 2
@@ -164,6 +226,9 @@ def _scaled(ops: list[Op], width: float, height: float) -> Drawing:
             )
         elif isinstance(op, Line):
             out.append(Line(tuple(p(q) for q in op.points), op.colour, op.width * k))
+        elif isinstance(op, Inset):
+            x0, y0, x1, y1 = op.box
+            out.append(Inset((x0 * k, y0 * k, x1 * k, y1 * k), op.drawing))
         elif isinstance(op, Text):
             out.append(
                 Text(

@@ -9,7 +9,17 @@ raster back end draws them, glyphs placed at the font's own advance widths.
 from __future__ import annotations
 
 from compiler.backends.art.colours import RGB
-from compiler.backends.art.display import Box, Drawing, Ellipse, Line, Op, Polygon, Rect, Text
+from compiler.backends.art.display import (
+    Box,
+    Drawing,
+    Ellipse,
+    Inset,
+    Line,
+    Op,
+    Polygon,
+    Rect,
+    Text,
+)
 from compiler.backends.art.fonts import FontFile, baseline_offset, font_for, metrics, text_width
 from compiler.backends.pdf.document import Content, compress
 from compiler.backends.pdf.fonts import glyph_hex, resource_name
@@ -180,6 +190,9 @@ def _op(canvas: Canvas, op: Op, frame: _Frame) -> None:
         canvas.path([frame.point(u, v) for u, v in op.points], close=False, paint="S")
     elif isinstance(op, Text):
         _text(canvas, op, frame)
+    elif isinstance(op, Inset):
+        left, bottom, _width, height = frame.rect(op.box)
+        draw(canvas, op.drawing, left, bottom, height)
 
 
 def _stroke(canvas: Canvas, colour: RGB, width: float, frame: _Frame) -> None:
