@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from functools import cache
 from pathlib import Path
 
@@ -207,3 +208,15 @@ def test_step_overlay_is_a_transparent_badge() -> None:
     assert image.getpixel((2, SIZE - 2)) == (0, 0, 0, 0)
     box = image.getbbox()
     assert box is not None and box[0] > SIZE // 2
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "LA"])
+@pytest.mark.parametrize("size", [(1, 1), (64, 64), (37, 19), (900, 3)])
+def test_png_encoder_round_trips_every_pixel(mode: str, size: tuple[int, int]) -> None:
+    noise = Image.effect_noise(size, 64).convert("L")
+    bands = [noise.rotate(angle) for angle in (0, 90, 180, 270)][: len(mode)]
+    image = Image.merge(mode, bands)
+    decoded = Image.open(io.BytesIO(png_bytes(image)))
+    decoded.load()
+    assert decoded.mode == mode and decoded.size == size
+    assert decoded.tobytes() == image.tobytes()

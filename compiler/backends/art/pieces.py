@@ -6,8 +6,6 @@ Counters and markers are square, `size` pixels a side; cards are `width` × `hei
 
 from __future__ import annotations
 
-import io
-
 from PIL import Image
 
 from compiler.backends.art.cards import card_face, deck_back
@@ -17,6 +15,7 @@ from compiler.backends.art.counters import (
     step_drawing,
     unit_drawing,
 )
+from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import rasterize_to
 from compiler.model.gamedata import GameData
 from compiler.model.units import Marker, Unit
@@ -30,8 +29,6 @@ __all__ = [
     "png_bytes",
     "step_overlay",
 ]
-
-PNG_COMPRESS_LEVEL = 1
 
 
 def counter_faces(
@@ -69,8 +66,4 @@ def step_overlay(lost: int, size: int = 64) -> Image.Image:
 
 def png_bytes(image: Image.Image) -> bytes:
     """Deterministic PNG: no metadata (no text chunks, ICC profile or dpi), fixed settings."""
-    clean = image.copy()
-    clean.info = {}
-    buffer = io.BytesIO()
-    clean.save(buffer, format="PNG", optimize=False, compress_level=PNG_COMPRESS_LEVEL)
-    return buffer.getvalue()
+    return encode_png(image)

@@ -41,12 +41,14 @@ from compiler.backends.art.fonts import (
 SCALE = 4
 
 
-def rasterize(drawing: Drawing, height_px: int) -> Image.Image:
-    """The drawing as an RGBA image `height_px` tall (and width × height_px wide)."""
-    return rasterize_to(drawing, max(1, round(drawing.width * height_px)), height_px)
+def rasterize(drawing: Drawing, height_px: int, supersample: int = SCALE) -> Image.Image:
+    """The drawing as an image `height_px` tall (and width × height_px wide)."""
+    return rasterize_to(drawing, max(1, round(drawing.width * height_px)), height_px, supersample)
 
 
-def rasterize_to(drawing: Drawing, width_px: int, height_px: int) -> Image.Image:
+def rasterize_to(
+    drawing: Drawing, width_px: int, height_px: int, supersample: int = SCALE
+) -> Image.Image:
     """The drawing as an image of exactly `width_px` × `height_px`: RGB when its first op is
     an opaque, square-cornered rectangle over the whole face, else RGBA."""
     scale = (width_px / drawing.width, float(height_px))
@@ -58,25 +60,42 @@ def rasterize_to(drawing: Drawing, width_px: int, height_px: int) -> Image.Image
     passes = _passes(drawing.ops, 1.5 / height_px)
     for number, (shapes, texts) in enumerate(passes):
         if shapes:
-            result = _shapes(result, shapes, scale, background if number == 0 else None)
+            first = background if number == 0 else None
+            result = _shapes(result, shapes, scale, first, supersample)
         for text in texts:
             if isinstance(text, Inset):
-                _inset(result, text, scale)
+                _inset(result, text, scale, supersample)
             else:
                 _text(result, text, scale)
     return result
 
 
-def _inset(result: Image.Image, op: Inset, scale: tuple[float, float]) -> None:
+def _inset(result: Image.Image, op: Inset, scale: tuple[float, float], k: int) -> None:
     """A nested drawing rasterised at its final size and laid over the result."""
     x0, y0, _x1, y1 = op.box
     left, top = round(x0 * scale[0]), round(y0 * scale[1])
     height = max(1, round((y1 - y0) * scale[1]))
-    image = rasterize(op.drawing, height)
+    image = _inset_image(op.drawing, height, k)
     if result.mode == "RGBA":
         result.alpha_composite(image.convert("RGBA"), (left, top))
     else:
         result.paste(image.convert("RGB"), (left, top), image if image.mode == "RGBA" else None)
+
+
+_INSETS: dict[tuple[int, int, int], tuple[Drawing, Image.Image]] = {}
+
+
+def _inset_image(drawing: Drawing, height: int, k: int) -> Image.Image:
+    """A nested drawing's image, remembered while the drawing object lives (a counter appears
+    on several charts)."""
+    key = (id(drawing), height, k)
+    found = _INSETS.get(key)
+    if found is None or found[0] is not drawing:
+        if len(_INSETS) > 4096:
+            _INSETS.clear()
+        found = (drawing, rasterize(drawing, height, k))
+        _INSETS[key] = found
+    return found[1]
 
 
 def _background(drawing: Drawing) -> tuple[int, int, int] | None:
@@ -162,34 +181,35 @@ def _shapes(
     shapes: Sequence[Op],
     scale: tuple[float, float],
     background: RGB | None = None,
+    k: int = SCALE,
 ) -> Image.Image:
-    """Shapes drawn SCALE times larger, shrunk and laid over the result.
+    """Shapes drawn `k` times larger, shrunk and laid over the result.
 
     On an opaque face's first pass (`background` given) the layer starts as that colour, so
     shrinking it is a plain average and it replaces the result. Later passes draw rectangles
     that sit on whole pixels straight onto the result (the same pixels supersampling would
     give), and other runs of shapes on a transparent layer cut to their bounding box."""
     if background is not None:
-        layer = Image.new("RGB", (result.width * SCALE, result.height * SCALE), background)
+        layer = Image.new("RGB", (result.width * k, result.height * k), background)
         draw = ImageDraw.Draw(layer)
         for op in shapes:
-            _shape(draw, op, (scale[0] * SCALE, scale[1] * SCALE))
-        return layer.reduce(SCALE)
+            _shape(draw, op, (scale[0] * k, scale[1] * k))
+        return layer.reduce(k)
     run: list[Op] = []
     for op in shapes:
-        if _on_pixels(op, scale):
-            result = _layered(result, run, scale)
+        if _on_pixels(op, scale, k):
+            result = _layered(result, run, scale, k)
             run = []
             _shape(ImageDraw.Draw(result), op, scale)
         else:
             run.append(op)
-    return _layered(result, run, scale)
+    return _layered(result, run, scale, k)
 
 
-def _on_pixels(op: Op, scale: tuple[float, float]) -> bool:
+def _on_pixels(op: Op, scale: tuple[float, float], k: int) -> bool:
     """Whether a shape is a square-cornered rectangle whose edges and outline sit on whole
     pixels (drawn directly, it is exactly what supersampling would give)."""
-    if not isinstance(op, Rect) or op.radius * scale[1] >= 1 / SCALE:
+    if not isinstance(op, Rect) or op.radius * scale[1] >= 1 / k:
         return False
     x0, y0, x1, y1 = op.box
     values = [x0 * scale[0], x1 * scale[0], y0 * scale[1], y1 * scale[1]]
@@ -198,7 +218,9 @@ def _on_pixels(op: Op, scale: tuple[float, float]) -> bool:
     return all(abs(v - round(v)) < 1e-6 for v in values)
 
 
-def _layered(result: Image.Image, shapes: Sequence[Op], scale: tuple[float, float]) -> Image.Image:
+def _layered(
+    result: Image.Image, shapes: Sequence[Op], scale: tuple[float, float], k: int
+) -> Image.Image:
     """Shapes on a supersampled transparent layer the size of their bounding box (whole
     pixels), shrunk with premultiplied alpha and composited over that part of the result."""
     if not shapes:
@@ -212,12 +234,12 @@ def _layered(result: Image.Image, shapes: Sequence[Op], scale: tuple[float, floa
     bottom = min(result.height, math.ceil(max(a[3] for a in areas) * scale[1]) + 1)
     if right <= left or bottom <= top:
         return result
-    layer = Image.new("RGBA", ((right - left) * SCALE, (bottom - top) * SCALE), (0, 0, 0, 0))
+    layer = Image.new("RGBA", ((right - left) * k, (bottom - top) * k), (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)
-    big = (scale[0] * SCALE, scale[1] * SCALE)
+    big = (scale[0] * k, scale[1] * k)
     for op in shapes:
-        _shape(draw, op, big, (left * SCALE, top * SCALE))
-    small = layer.convert("RGBa").reduce(SCALE).convert("RGBA")
+        _shape(draw, op, big, (left * k, top * k))
+    small = layer.convert("RGBa").reduce(k).convert("RGBA")
     region = (left, top, right, bottom)
     if result.mode == "RGB":
         under = result.crop(region).convert("RGBA")

@@ -24,6 +24,7 @@ RULE: RGB = (90, 90, 90)
 HEAD: RGB = (225, 225, 215)
 SHADE: RGB = (205, 205, 205)
 SWATCH = FONT * 1.3
+PAPER: RGB = (255, 255, 255)
 
 
 def cell_text(cell: object, lang: str) -> str:
@@ -91,8 +92,22 @@ PIECE_GAP = 2.0
 PIECES_HEADING = Label("Counters", "駒")
 
 
+_DRAWN: tuple[GameData | None, dict[tuple[str, str], Drawing | None]] = (None, {})
+
+
 def piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
-    """The face a chart row's piece reference names: `unit-id` or `unit-id:back`."""
+    """The face a chart row's piece reference names: `unit-id` or `unit-id:back` (remembered
+    for the game being built: setup cards, schedules and orders of battle repeat pieces)."""
+    global _DRAWN
+    if _DRAWN[0] is not game:
+        _DRAWN = (game, {})
+    memo = _DRAWN[1]
+    if (ref, lang) not in memo:
+        memo[(ref, lang)] = _piece_drawing(game, ref, lang)
+    return memo[(ref, lang)]
+
+
+def _piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
     unit_id, _, side = ref.partition(":")
     unit = game.unit(unit_id)
     if unit is None:
@@ -192,9 +207,10 @@ def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float =
             y += LINE
             ops.append(Text(0.0, y, line, FONT * 0.9, False, INK, "lm", lang))
     height = y + PAD * 2
-    # Shapes first, then text: table cells never overlap, and the raster back end then needs a
-    # single supersampled layer instead of one per cell.
-    ordered = [op for op in ops if not isinstance(op, Text)] + [
+    # White paper first (an opaque image), then shapes, then text: table cells never overlap,
+    # and the raster back end then needs a single supersampled layer instead of one per cell.
+    paper = Rect((0.0, 0.0, max(total, width * 0.3), y + PAD * 2), fill=PAPER)
+    ordered = [paper, *(op for op in ops if not isinstance(op, Text))] + [
         op for op in ops if isinstance(op, Text)
     ]
     return _scaled(ordered, max(total, width * 0.3), height)

@@ -8,6 +8,8 @@ raster back end draws them, glyphs placed at the font's own advance widths.
 
 from __future__ import annotations
 
+import hashlib
+
 from compiler.backends.art.colours import RGB
 from compiler.backends.art.display import (
     Box,
@@ -35,10 +37,11 @@ class Canvas:
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.chars: dict[str, set[str]] = {}
+        self.nested: dict[str, tuple[Content, Box]] = {}
 
     def op(self, *words: object) -> None:
         """One operator line: numbers formatted, other words as they are."""
-        self.parts.append(" ".join(num(w) if isinstance(w, int | float) else str(w) for w in words))
+        self.parts.append(" ".join([w if type(w) is str else num(w) for w in words]))  # type: ignore[arg-type]
 
     def save(self) -> None:
         self.parts.append("q")
@@ -123,7 +126,19 @@ class Canvas:
         """The compressed stream and the characters each font set."""
         data = "\n".join(self.parts).encode("ascii")
         chars = {font: "".join(sorted(used)) for font, used in sorted(self.chars.items())}
-        return Content(compress(data), chars)
+        nested = tuple((key, form, box) for key, (form, box) in sorted(self.nested.items()))
+        return Content(compress(data), chars, nested)
+
+    def show_drawing(self, drawing: Drawing, x: float, y: float, height: float) -> None:
+        """A drawing as a form XObject shown at (x, y), `height` points tall: defined once per
+        document however often it is shown (a counter on several charts)."""
+        form_name, form, box = _drawing_form(drawing)
+        self.nested[form_name] = (form, box)
+        for inner, inner_form, inner_box in form.nested:
+            self.nested[inner] = (inner_form, inner_box)
+        k = height / FORM_HEIGHT
+        tag = name(form_name).decode("ascii")
+        self.parts.append(f"q {num(k)} 0 0 {num(k)} {num(x)} {num(y)} cm {tag} Do Q")
 
 
 def metrics_width(font: FontFile, text: str, size: float) -> float:
@@ -132,6 +147,26 @@ def metrics_width(font: FontFile, text: str, size: float) -> float:
 
 
 # ---- display lists ----------------------------------------------------------------------------
+
+FORM_HEIGHT = 100.0
+"""Drawings shown as forms are drawn this many points tall and scaled where shown."""
+_FORMS: dict[int, tuple[Drawing, tuple[str, Content, Box]]] = {}
+
+
+def _drawing_form(drawing: Drawing) -> tuple[str, Content, Box]:
+    """A drawing as a form: a name made from its content, the content, its box (remembered
+    while the drawing object lives)."""
+    found = _FORMS.get(id(drawing))
+    if found is not None and found[0] is drawing:
+        return found[1]
+    if len(_FORMS) > 4096:
+        _FORMS.clear()
+    content = drawing_content(drawing, FORM_HEIGHT)
+    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
+    box = (0.0, 0.0, drawing.width * FORM_HEIGHT, FORM_HEIGHT)
+    form = (f"inset.{digest.hexdigest()[:16]}", content, box)
+    _FORMS[id(drawing)] = (drawing, form)
+    return form
 
 
 def drawing_content(drawing: Drawing, height: float) -> Content:
@@ -192,7 +227,7 @@ def _op(canvas: Canvas, op: Op, frame: _Frame) -> None:
         _text(canvas, op, frame)
     elif isinstance(op, Inset):
         left, bottom, _width, height = frame.rect(op.box)
-        draw(canvas, op.drawing, left, bottom, height)
+        canvas.show_drawing(op.drawing, left, bottom, height)
 
 
 def _stroke(canvas: Canvas, colour: RGB, width: float, frame: _Frame) -> None:

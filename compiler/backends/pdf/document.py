@@ -27,15 +27,20 @@ def compress(data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Content:
-    """Compressed content-stream bytes and the characters it sets, per font name."""
+    """Compressed content-stream bytes, the characters it sets per font name, and the forms
+    it shows by name (name → content and bounding box; their own text counts too)."""
 
     stream: bytes
     chars: Mapping[str, str] = field(default_factory=dict)
+    nested: tuple[tuple[str, Content, Box], ...] = ()
 
 
 def encode_content(content: Content, *extra: object) -> bytes:
     """Content as cache bytes (marshal: the fastest to read back of the standard formats)."""
-    value: Any = (content.stream, tuple(content.chars.items()), extra)
+    nested = tuple(
+        (name, form.stream, tuple(form.chars.items()), box) for name, form, box in content.nested
+    )
+    value: Any = (content.stream, tuple(content.chars.items()), extra, nested)
     return marshal.dumps(value)
 
 
@@ -43,8 +48,12 @@ def decode_content(data: bytes) -> tuple[Content, tuple[object, ...]]:
     """The inverse of encode_content: the content and the extra values; ValueError when
     the bytes are not an encoded content."""
     try:
-        stream, chars, extra = marshal.loads(data)
-        return Content(stream, dict(chars)), tuple(extra)
+        stream, chars, extra, nested = marshal.loads(data)
+        forms = tuple(
+            (name, Content(form, dict(form_chars)), tuple(box))
+            for name, form, form_chars, box in nested
+        )
+        return Content(stream, dict(chars), forms), tuple(extra)
     except (EOFError, TypeError, ValueError) as err:
         raise ValueError("not a cached content stream") from err
 
@@ -98,9 +107,23 @@ class PdfDocument:
             self.resources[key] = b"<< /Font " + serialise(fonts) + b" >>" if fonts else b"<< >>"
         return self.resources[key]
 
+    def _nested(self, content: Content) -> list[str]:
+        """Define the forms some content shows (once per document); their names."""
+        for form_name, form, box in content.nested:
+            if form_name not in self.forms:
+                self.add_form(form_name, form, box)
+        return [form_name for form_name, _form, _box in content.nested]
+
+    def _xobjects(self, forms: list[str]) -> bytes:
+        entries = (b"%s %d 0 R" % (name(f), self.forms[f].number) for f in sorted(set(forms)))
+        return b"<< " + b" ".join(entries) + b" >>"
+
     def add_form(self, name: str, content: Content, bbox: Box) -> None:
         """A form XObject (drawn with `Do`), named `name` in every page that shows it."""
         resources = self._font_resources(content)
+        if content.nested:
+            shown = self._xobjects(self._nested(content))
+            resources = resources[:-2] + b"/XObject " + shown + b" >>"
         box = self.boxes.get(bbox)
         if box is None:
             box = self.boxes[bbox] = " ".join(num(v) for v in bbox).encode("ascii")
@@ -121,12 +144,12 @@ class PdfDocument:
     ) -> None:
         """A page of `size` points drawing `content`, which may show the named forms."""
         fonts = self._uses(content)
+        shown = [*forms, *self._nested(content)]
         resources: dict[str, object] = {}
         if fonts:
             resources["Font"] = fonts
-        if forms:
-            entries = (b"%s %d 0 R" % (name(f), self.forms[f].number) for f in sorted(set(forms)))
-            resources["XObject"] = Raw(b"<< " + b" ".join(entries) + b" >>")
+        if shown:
+            resources["XObject"] = Raw(self._xobjects(shown))
         contents = self._stream(self._reserve(), {}, content.stream)
         page = {
             "Type": Name("Page"),
@@ -140,13 +163,12 @@ class PdfDocument:
 
     # ---- fonts --------------------------------------------------------------------------------
 
-    def _embed_font(self, font: FontFile, ref: Ref) -> None:
-        """Type0 font over a CIDFontType2 subset, with widths and a ToUnicode map."""
-        glyphs = pdffonts.used_glyphs(font, "".join(sorted(self.chars.get(font.name, ()))))
+    def _embed_font(self, font: FontFile, ref: Ref, glyphs: dict[int, str], program: bytes) -> None:
+        """Type0 font over a CIDFontType2 subset (`program`, holding `glyphs`), with widths
+        and a ToUnicode map."""
         gids = tuple(sorted(glyphs))
         base = f"{pdffonts.subset_tag(font, gids)}+{font.name}"
         face = metrics(font).face
-        program = pdffonts.subset_bytes(font, gids, self.font_cache)
         file_ref = self._stream(self._reserve(), {"Length1": len(program)}, compress(program))
         descriptor = self._put(
             self._reserve(),
@@ -194,8 +216,20 @@ class PdfDocument:
 
     def write(self, info: Mapping[str, str]) -> bytes:
         """The whole file."""
-        for font_name, ref in sorted(self.font_refs.items()):
-            self._embed_font(FONTS_BY_NAME[font_name], ref)
+        used = [
+            (FONTS_BY_NAME[font_name], ref) for font_name, ref in sorted(self.font_refs.items())
+        ]
+        glyph_maps = [
+            pdffonts.used_glyphs(font, "".join(sorted(self.chars.get(font.name, ()))))
+            for font, _ in used
+        ]
+        requests = [
+            (font, tuple(sorted(glyphs)))
+            for (font, _), glyphs in zip(used, glyph_maps, strict=True)
+        ]
+        programs = pdffonts.subsets(requests, self.font_cache)
+        for (font, ref), glyphs, program in zip(used, glyph_maps, programs, strict=True):
+            self._embed_font(font, ref, glyphs, program)
         self._put(
             self.pages_ref,
             {"Type": Name("Pages"), "Kids": list(self.pages), "Count": len(self.pages)},

@@ -14,13 +14,14 @@ import hashlib
 import io
 import os
 import string
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from fontTools import subset as ft_subset  # type: ignore[import-untyped]
 from fontTools.ttLib import TTFont as ToolsFont  # type: ignore[import-untyped]
 
 from compiler.backends.art.fonts import FontFile, font_path, metrics
+from compiler.backends.rendercache import parallel_map
 
 
 def resource_name(font: FontFile) -> str:
@@ -48,20 +49,46 @@ def _glyphs_of(font: FontFile, chars: str) -> dict[int, str]:
     return out
 
 
-def subset_bytes(font: FontFile, gids: tuple[int, ...], cache_dir: Path | None) -> bytes:
-    """The font file cut down to `gids` (ids kept), from the cache when made before."""
-    path = font_path(font)
-    key = hashlib.sha256(f"{_file_digest(path)}:{gids}".encode()).hexdigest()
-    cached = cache_dir / f"{key}.ttf" if cache_dir is not None else None
-    if cached is not None and cached.is_file():
-        return cached.read_bytes()
-    data = _make_subset(path, gids)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cached.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, cached)
-    return data
+def subsets(
+    requests: list[tuple[FontFile, tuple[int, ...]]], cache_dir: Path | None
+) -> list[bytes]:
+    """Each font file cut down to its glyph ids (ids kept): from the cache (in this process,
+    and on disk in `cache_dir`) when made before, else made — the fonts on every core."""
+    keys = [_subset_key(font, gids) for font, gids in requests]
+    found = [_cached_subset(key, cache_dir) for key in keys]
+    missing = [index for index, data in enumerate(found) if data is None]
+    jobs = [partial(_make_subset, font_path(requests[i][0]), requests[i][1]) for i in missing]
+    for index, data in zip(missing, parallel_map(jobs, minimum=2), strict=True):
+        _MADE[keys[index]] = data
+        _store_subset(keys[index], data, cache_dir)
+        found[index] = data
+    return [data for data in found if data is not None]
+
+
+_MADE: dict[str, bytes] = {}
+
+
+def _subset_key(font: FontFile, gids: tuple[int, ...]) -> str:
+    return hashlib.sha256(f"{_file_digest(font_path(font))}:{gids}".encode()).hexdigest()
+
+
+def _cached_subset(key: str, cache_dir: Path | None) -> bytes | None:
+    if key in _MADE:
+        return _MADE[key]
+    path = cache_dir / f"{key}.ttf" if cache_dir is not None else None
+    return path.read_bytes() if path is not None and path.is_file() else None
+
+
+def _store_subset(key: str, data: bytes, cache_dir: Path | None) -> None:
+    if len(_MADE) > 64:
+        _MADE.clear()
+    if cache_dir is None:
+        return
+    target = cache_dir / f"{key}.ttf"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
 
 
 def _make_subset(path: Path, gids: tuple[int, ...]) -> bytes:
