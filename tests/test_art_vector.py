@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject
 
@@ -20,6 +20,7 @@ from compiler.backends.art.drawing import Drawing, Text, marker_drawing, unit_dr
 from compiler.backends.art.fonts import MissingFont, text_width
 from compiler.backends.art.pieces import counter_faces
 from compiler.backends.art.raster import rasterize
+from compiler.backends.pdf import ttf
 from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import PdfDocument
 from compiler.model.common import Text as Words
@@ -183,3 +184,31 @@ def test_missing_japanese_font_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
             game("twilight_in_the_east"), game("twilight_in_the_east").units[0], "front", "ja"
         )
     assert text_width("2-2", 1.0) > 0
+
+
+@pytest.mark.parametrize(
+    ("font", "kept", "dropped"),
+    [
+        (fonts.JAPANESE, "歩兵師団の部隊ターン記録", "海空"),
+        (fonts.REGULAR, "Infantry 8-8-7 Ärmée ½", "QZ"),
+    ],
+)
+def test_font_subset_keeps_used_glyphs_exactly(font: Any, kept: str, dropped: str) -> None:
+    """The embedded subset renders the kept characters exactly as the installed font does
+    (FreeType, with hinting) and has empty outlines for the others."""
+    data = fonts.font_path(font).read_bytes()
+    table = fonts.metrics(font).face.charToGlyph
+    subset = ttf.subset(data, [table[ord(char)] for char in kept], keep_cmap=True)
+    assert len(subset) < len(data) / 5
+    whole = ImageFont.truetype(io.BytesIO(data), 40, layout_engine=ImageFont.Layout.BASIC)
+    cut = ImageFont.truetype(io.BytesIO(subset), 40, layout_engine=ImageFont.Layout.BASIC)
+
+    def glyph(face: ImageFont.FreeTypeFont, char: str) -> bytes:
+        image = Image.new("L", (80, 60))
+        ImageDraw.Draw(image).text((5, 5), char, font=face, fill=255)
+        return image.tobytes()
+
+    for char in kept:
+        assert glyph(cut, char) == glyph(whole, char), char
+    for char in dropped:
+        assert glyph(whole, char) != bytes(80 * 60) and glyph(cut, char) == bytes(80 * 60), char

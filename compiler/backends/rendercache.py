@@ -68,11 +68,6 @@ class RenderCache:
         if pack is not None:
             self._load(pack)
 
-    @property
-    def folder(self) -> Path | None:
-        """Where files that belong with this cache (font subsets) may go."""
-        return None if self.pack is None else self.pack.parent
-
     def _index_path(self) -> Path:
         assert self.pack is not None
         return self.pack.with_name(self.pack.name + ".index")

@@ -39,6 +39,8 @@ from compiler.backends.art.fonts import (
 )
 
 SCALE = 4
+INSET_SUPERSAMPLE = 2
+"""Nested drawings (counters on charts) are supersampled at least this much."""
 
 
 def rasterize(drawing: Drawing, height_px: int, supersample: int = SCALE) -> Image.Image:
@@ -75,7 +77,7 @@ def _inset(result: Image.Image, op: Inset, scale: tuple[float, float], k: int) -
     x0, y0, _x1, y1 = op.box
     left, top = round(x0 * scale[0]), round(y0 * scale[1])
     height = max(1, round((y1 - y0) * scale[1]))
-    image = _inset_image(op.drawing, height, k)
+    image = _inset_image(op.drawing, height, max(k, INSET_SUPERSAMPLE))
     if result.mode == "RGBA":
         result.alpha_composite(image.convert("RGBA"), (left, top))
     else:

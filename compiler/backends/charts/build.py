@@ -18,9 +18,9 @@ from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
 
 PNG_WIDTH = 900
-CHART_SUPERSAMPLE = 2
-"""Charts are mostly straight rules and text: twice the resolution smooths the hexagon
-swatches and counter images enough, at a quarter of the pixels of the faces' four times."""
+CHART_SUPERSAMPLE = 1
+"""Charts are straight rules and text: drawn at the final size (no visible difference from
+supersampling; counter images on them are still supersampled, see raster.INSET_SUPERSAMPLE)."""
 MARGIN_MM = 15.0
 
 

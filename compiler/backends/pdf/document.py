@@ -9,7 +9,6 @@ import marshal
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
@@ -61,7 +60,7 @@ def decode_content(data: bytes) -> tuple[Content, tuple[object, ...]]:
 class PdfDocument:
     """Objects numbered in the order they are made; fonts come last, once all text is known."""
 
-    def __init__(self, font_cache: Path | None = None) -> None:
+    def __init__(self) -> None:
         self.objects: dict[int, bytes] = {}
         self.next_number = 1
         self.forms: dict[str, Ref] = {}
@@ -69,7 +68,6 @@ class PdfDocument:
         self.pages: list[Ref] = []
         self.chars: dict[str, set[str]] = {}
         self.font_refs: dict[str, Ref] = {}
-        self.font_cache = font_cache
         self.resources: dict[tuple[str, ...], bytes] = {}
         self.boxes: dict[Box, bytes] = {}
         self.pages_ref = self._reserve()
@@ -227,7 +225,7 @@ class PdfDocument:
             (font, tuple(sorted(glyphs)))
             for (font, _), glyphs in zip(used, glyph_maps, strict=True)
         ]
-        programs = pdffonts.subsets(requests, self.font_cache)
+        programs = pdffonts.subsets(requests)
         for (font, ref), glyphs, program in zip(used, glyph_maps, programs, strict=True):
             self._embed_font(font, ref, glyphs, program)
         self._put(

@@ -2,26 +2,20 @@
 
 Content streams set text with Identity-H: each character is written as the glyph id it has in
 the installed TrueType file. That makes a face's stream independent of the document (cacheable),
-and the document embeds a subset made by fontTools that keeps the glyph ids, with widths and a
-ToUnicode map (text stays searchable and copyable, Japanese included) for exactly the glyphs
-used. Subsets are cached by (font file, glyph set), since fontTools takes a tenth of a second or
-more on IPAex Gothic.
+and the document embeds a subset that keeps the glyph ids (compiler.backends.pdf.ttf), with
+widths and a ToUnicode map (text stays searchable and copyable, Japanese included) for exactly
+the glyphs used.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import os
 import string
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 
-from fontTools import subset as ft_subset  # type: ignore[import-untyped]
-from fontTools.ttLib import TTFont as ToolsFont  # type: ignore[import-untyped]
-
 from compiler.backends.art.fonts import FontFile, font_path, metrics
-from compiler.backends.rendercache import parallel_map
+from compiler.backends.pdf import ttf
 
 
 def resource_name(font: FontFile) -> str:
@@ -35,11 +29,6 @@ def glyph_hex(font: FontFile, text: str) -> bytes:
     return b"<" + "".join(f"{glyphs.get(ord(c), 0):04X}" for c in text).encode("ascii") + b">"
 
 
-@cache
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _glyphs_of(font: FontFile, chars: str) -> dict[int, str]:
     """Glyph id → the character it shows, for the characters of `chars` (sorted, first wins)."""
     table = metrics(font).face.charToGlyph
@@ -49,64 +38,14 @@ def _glyphs_of(font: FontFile, chars: str) -> dict[int, str]:
     return out
 
 
-def subsets(
-    requests: list[tuple[FontFile, tuple[int, ...]]], cache_dir: Path | None
-) -> list[bytes]:
-    """Each font file cut down to its glyph ids (ids kept): from the cache (in this process,
-    and on disk in `cache_dir`) when made before, else made — the fonts on every core."""
-    keys = [_subset_key(font, gids) for font, gids in requests]
-    found = [_cached_subset(key, cache_dir) for key in keys]
-    missing = [index for index, data in enumerate(found) if data is None]
-    jobs = [partial(_make_subset, font_path(requests[i][0]), requests[i][1]) for i in missing]
-    for index, data in zip(missing, parallel_map(jobs, minimum=2), strict=True):
-        _MADE[keys[index]] = data
-        _store_subset(keys[index], data, cache_dir)
-        found[index] = data
-    return [data for data in found if data is not None]
+def subsets(requests: list[tuple[FontFile, tuple[int, ...]]]) -> list[bytes]:
+    """Each font file cut down to its glyph ids (ids kept; see ttf.subset)."""
+    return [ttf.subset(_font_bytes(font_path(font)), gids) for font, gids in requests]
 
 
-_MADE: dict[str, bytes] = {}
-
-
-def _subset_key(font: FontFile, gids: tuple[int, ...]) -> str:
-    return hashlib.sha256(f"{_file_digest(font_path(font))}:{gids}".encode()).hexdigest()
-
-
-def _cached_subset(key: str, cache_dir: Path | None) -> bytes | None:
-    if key in _MADE:
-        return _MADE[key]
-    path = cache_dir / f"{key}.ttf" if cache_dir is not None else None
-    return path.read_bytes() if path is not None and path.is_file() else None
-
-
-def _store_subset(key: str, data: bytes, cache_dir: Path | None) -> None:
-    if len(_MADE) > 64:
-        _MADE.clear()
-    if cache_dir is None:
-        return
-    target = cache_dir / f"{key}.ttf"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
-
-
-def _make_subset(path: Path, gids: tuple[int, ...]) -> bytes:
-    """fontTools' subset, glyph ids retained, no hinting or layout tables, no new timestamp."""
-    options = ft_subset.Options()
-    options.retain_gids = True
-    options.notdef_outline = True
-    options.hinting = False
-    options.layout_features = []
-    options.name_IDs = ["*"]
-    options.drop_tables += ["GSUB", "GPOS", "GDEF", "BASE", "JSTF", "kern", "vhea", "vmtx", "FFTM"]
-    buffer = io.BytesIO()
-    with ToolsFont(str(path), lazy=True, recalcTimestamp=False) as tools_font:
-        subsetter = ft_subset.Subsetter(options)
-        subsetter.populate(gids=list(gids))
-        subsetter.subset(tools_font)
-        tools_font.save(buffer)
-    return buffer.getvalue()
+@cache
+def _font_bytes(path: Path) -> bytes:
+    return path.read_bytes()
 
 
 def subset_tag(font: FontFile, gids: tuple[int, ...]) -> str:

@@ -85,7 +85,7 @@ def render(
     (piece id, note)."""
     imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
     cache = cache if cache is not None else RenderCache(None)
-    pdf = PdfDocument(cache.folder / "fonts" if cache.folder is not None else None)
+    pdf = PdfDocument()
     forms = _define_forms(pdf, doc.pieces, imposition.grid.slot_h, cache, notes)
     for sheet in range(imposition.sheets):
         _sheet_pages(pdf, cache, doc, imposition, forms, sheet, options)
