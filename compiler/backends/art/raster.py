@@ -314,12 +314,13 @@ def _text(image: Image.Image, op: Text, scale: tuple[float, float]) -> None:
     start = {"l": op.x, "m": op.x - total / 2, "r": op.x - total}[op.anchor[0]]
     baseline = round((op.y + baseline_offset(font) * op.height) * scale[1])
     size = op.height * scale[1]
+    draw = ImageDraw.Draw(image)
+    ink = op.colour if image.mode == "RGB" else (*op.colour, 255)
     pen = start
     for char, advance in zip(op.text, widths, strict=True):
         if not char.isspace():
             mask, (dx, dy) = _glyph(font, size, char)
-            x, y = round(pen * scale[0]) + dx, baseline + dy
-            image.paste(op.colour, (x, y, x + mask.width, y + mask.height), mask)
+            draw.bitmap((round(pen * scale[0]) + dx, baseline + dy), mask, fill=ink)
         pen += advance
 
 

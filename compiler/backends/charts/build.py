@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from compiler.backends.art.display import Drawing
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize
 from compiler.backends.charts.derived import derived_charts
@@ -29,6 +30,21 @@ def all_charts(game: GameData, lang: str) -> list[Chart]:
     return [*game.charts, *derived_charts(game, lang)]
 
 
+_DRAWINGS: tuple[GameData | None, dict[tuple[str, str], Drawing]] = (None, {})
+
+
+def drawing_of(game: GameData, chart: Chart, lang: str) -> Drawing:
+    """A chart's drawing, made once per game being built for both charts.pdf and the module
+    (chart ids are unique within a game, derived ones included)."""
+    global _DRAWINGS
+    if _DRAWINGS[0] is not game:
+        _DRAWINGS = (game, {})
+    memo = _DRAWINGS[1]
+    if (chart.id, lang) not in memo:
+        memo[(chart.id, lang)] = chart_drawing(game, chart, lang)
+    return memo[(chart.id, lang)]
+
+
 def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
     """Every chart on its own page, scaled to the page's width (or height) between margins."""
     page_w, page_h = options.page_pt
@@ -36,7 +52,7 @@ def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
     margin = MARGIN_MM * MM
     room_w, room_h = page_w - 2 * margin, page_h - 2 * margin
     for chart in all_charts(game, options.lang):
-        drawing = chart_drawing(game, chart, options.lang, room_w)
+        drawing = drawing_of(game, chart, options.lang)
         height = min(room_h, room_w / drawing.width)
         canvas = Canvas()
         draw(canvas, drawing, margin, page_h - margin - height, height)
@@ -58,12 +74,12 @@ def chart_pngs(game: GameData, lang: str) -> list[tuple[str, bytes]]:
     """(chart title, PNG) for the module's charts window, 900 pixels wide, drawn on every
     core."""
     charts = all_charts(game, lang)
-    jobs = [partial(_chart_png, game, chart, lang) for chart in charts]
+    jobs = [partial(_png, drawing_of(game, chart, lang)) for chart in charts]
     pngs = parallel_map(jobs, minimum=4)
     return [(chart.name.get(lang), png) for chart, png in zip(charts, pngs, strict=True)]
 
 
-def _chart_png(game: GameData, chart: Chart, lang: str) -> bytes:
-    drawing = chart_drawing(game, chart, lang)
+def _png(drawing: Drawing) -> bytes:
+    """A chart's drawing PNG_WIDTH pixels wide."""
     height = max(1, round(PNG_WIDTH / drawing.width))
     return png_bytes(rasterize(drawing, height, CHART_SUPERSAMPLE))
