@@ -149,3 +149,71 @@ def test_setup_cards_and_orders_of_battle_show_the_counters() -> None:
     assert len(insets) == len(shown)
     # every counter sits inside the table, clear of the text columns
     assert all(0 <= op.box[0] < op.box[2] <= drawing.width for op in insets)
+
+
+# ---- player aids come from a Jinja2 template ---------------------------------------------------
+
+OWN_TEMPLATE = """charts:
+{%- for side in game.game.sides %}
+  - id: roster-{{ side.id }}
+    name: {en: {{ ("Roster: " ~ side.name.en) | tojson }}, ja: 名簿}
+    corner: {en: Unit, ja: ユニット}
+    columns:
+      - {id: steps, label: {en: Steps, ja: ステップ}}
+    rows:
+{%- for unit in units_of(side.id) %}
+      - {label: {{ unit.name | t }}, cells: [{{ unit.steps | string | t }}], pieces: {{ [unit.id] | ids }}}
+{%- endfor %}
+{%- endfor %}
+"""
+
+
+def test_a_game_may_lay_out_its_own_player_aids(mini: Path) -> None:
+    (mini / "player_aids.yaml.j2").write_text(OWN_TEMPLATE, encoding="utf-8")
+    loaded = load_game(mini)
+    assert loaded.game is not None and not loaded.findings
+    game = loaded.game
+    assert [c.id for c in game.aids] == [f"roster-{s.id}" for s in game.game.sides]
+    rows = [row for chart in game.aids for row in chart.rows]
+    assert len(rows) == len(game.units)
+    assert {row.pieces[0] for row in rows} == {u.id for u in game.units}
+    assert all(c.id.startswith("roster-") for c in all_charts(game, "en")[len(game.charts) :])
+
+
+@pytest.mark.parametrize(
+    ("template", "message", "line"),
+    [
+        ("charts:\n{% for x in game.units %}\n  - {{ x.id }\n{% endfor %}\n", "syntax", 3),
+        ("charts:\n  - {{ no_such_helper() }}\n", "failed while rendering", 2),
+        ("charts:\n  - id: x\n    rows: 3\n", "not chart data", 1),
+        ("charts:\n  - {id: [\n", "not valid YAML", 1),
+    ],
+    ids=["template syntax", "unknown name", "not chart data", "not YAML"],
+)
+def test_a_broken_player_aids_template_is_a_finding(
+    mini: Path, template: str, message: str, line: int
+) -> None:
+    (mini / "player_aids.yaml.j2").write_text(template, encoding="utf-8")
+    loaded = load_game(mini)
+    found = [f for f in loaded.findings if f.rule == "player-aids"]
+    assert len(found) == 1, loaded.findings
+    assert message in found[0].message
+    assert found[0].location.path.endswith("player_aids.yaml.j2")
+    assert found[0].location.line == line
+    assert loaded.game is not None and loaded.game.aids == ()
+
+
+def test_the_shared_template_gives_every_aid() -> None:
+    game = _game("napoleon")
+    ids = [c.id for c in game.aids]
+    assert ids[0] == "turn-track"
+    assert {f"setup-{s.id}" for s in game.scenarios if s.setup} <= set(ids)
+    assert {f"oob-{s.id}" for s in game.game.sides} <= set(ids)
+    guard = next(
+        row
+        for c in game.aids
+        if c.id == "oob-french"
+        for row in c.rows
+        if "Old Guard" in row.label.en
+    )
+    assert guard.label.ja == "老親衛隊"

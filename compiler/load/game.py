@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from typing import Any
 
 from compiler.diagnostics import Finding, Location, Related
 from compiler.gcpause import no_cyclic_gc
+from compiler.load.aids import player_aids
 from compiler.load.convert import INVALID, Converter
 from compiler.load.places import build_places
 from compiler.load.yamlread import read_yaml
@@ -116,7 +118,9 @@ def _load_game(folder: Path) -> LoadResult:
         places=places,
         **merged,
     )
-    return LoadResult(data, findings)
+    aids, aid_findings = player_aids(data, TEMPLATES)
+    findings.extend(aid_findings)
+    return LoadResult(dataclasses.replace(data, aids=aids), findings)
 
 
 def _single_game(

@@ -49,6 +49,8 @@ class GameData:
     charts: tuple[Chart, ...]
     constraints: tuple[Constraint, ...]
     layouts: tuple[Layout, ...] = ()
+    aids: tuple[Chart, ...] = ()
+    """Player aids derived from the data by the player-aids template (compiler.load.aids)."""
     markers: Mapping[str, Marker] = field(default_factory=dict)
     places: Mapping[str, Mapping[str, Place]] = field(default_factory=dict)
     _units: dict[str, Unit] = field(default_factory=dict, repr=False)

@@ -50,6 +50,7 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("no-back-side", "A piece set up on its back has a back side"),
         ("steps-range", "Steps at setup lie between 1 and the unit's full steps"),
         ("chart-shape", "Each chart row has one cell per column"),
+        ("player-aids", "The player-aids template renders to valid chart data"),
         ("bad-colour", "Colours are written #rrggbb"),
         ("unknown-param", "A $parameter named in a constraint is defined"),
     )

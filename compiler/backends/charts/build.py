@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize
-from compiler.backends.charts.derived import derived_charts
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.pdf.content import Canvas, draw
@@ -16,6 +16,7 @@ from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.rendercache import parallel_map
 from compiler.backends.sheets.options import MM, SheetOptions
 from compiler.model.charts import Chart
+from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 
 PNG_WIDTH = 900
@@ -25,9 +26,31 @@ supersampling; counter images on them are still supersampled, see raster.INSET_S
 MARGIN_MM = 15.0
 
 
+MAX_ROWS = 38
+"""Rows per page; longer tables continue on the next page."""
+MAX_ROWS_WITH_PIECES = 22
+"""Rows with counter images are taller."""
+
+
 def all_charts(game: GameData, lang: str) -> list[Chart]:
-    """The game's own tables, then the player aids derived from its data."""
-    return [*game.charts, *derived_charts(game, lang)]
+    """The game's own tables, then the player aids derived from its data (model `aids`, made
+    by the player-aids template), long ones split into pages. `lang` names the language the
+    charts will be shown in (chart records hold both)."""
+    del lang
+    return [*game.charts, *(page for chart in game.aids for page in paged(chart))]
+
+
+def paged(chart: Chart) -> list[Chart]:
+    """A long table split into pages, "(2/3)" added to the title."""
+    per_page = MAX_ROWS_WITH_PIECES if any(r.pieces for r in chart.rows) else MAX_ROWS
+    count = max(1, -(-len(chart.rows) // per_page))
+    pages = []
+    for page in range(count):
+        rows = chart.rows[page * per_page : (page + 1) * per_page]
+        suffix = f" ({page + 1}/{count})" if count > 1 else ""
+        name = Text(chart.name.en + suffix, chart.name.ja + suffix if chart.name.ja else "")
+        pages.append(replace(chart, id=f"{chart.id}-{page + 1}", name=name, rows=rows))
+    return pages
 
 
 _DRAWINGS: tuple[GameData | None, dict[tuple[str, str], Drawing]] = (None, {})
