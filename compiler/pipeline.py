@@ -9,6 +9,7 @@ from pathlib import Path
 
 from compiler.backends.sheets.options import SheetOptions
 from compiler.diagnostics import Finding, Location, Severity, sort_findings
+from compiler.load.aids import player_aids, with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.rules.engine import validate
@@ -62,9 +63,12 @@ def check_game(folder: Path) -> GameReport:
     """Load and validate one game folder; the findings of both stages, sorted."""
     loaded = load_game(folder)
     findings = list(loaded.findings)
-    if loaded.game is not None:
-        findings.extend(validate(loaded.game))
-    return GameReport(folder, loaded.game, sort_findings(findings))
+    game = loaded.game
+    if game is not None:
+        findings.extend(validate(game))
+        if game.aids_template[2]:  # the game's own template; the shared one is tested
+            findings.extend(player_aids(game)[1])
+    return GameReport(folder, game, sort_findings(findings))
 
 
 def build_game(
@@ -84,8 +88,8 @@ def build_game(
     from compiler.backends.vassal.boardart import check_board_art
     from compiler.backends.vassal.module import ArtError, build_module
 
-    game = report.game
-    problems = check_board_art(game)
+    game, problems = with_aids(report.game)
+    problems.extend(check_board_art(game))
     try:
         options = sheets or SheetOptions.from_settings(game.game.print)
         options = _with_changes(options, changes or {})

@@ -12,6 +12,7 @@ from PIL import Image
 from compiler.backends.art.raster import rasterize
 from compiler.backends.charts.build import all_charts
 from compiler.backends.charts.table import chart_drawing
+from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from tests.conftest import SOURCES
@@ -25,7 +26,7 @@ WIDTH = 600
 def game(name: str) -> GameData:
     data = load_game(SOURCES / name).game
     assert data is not None, name
-    return data
+    return with_aids(data)[0]
 
 
 def chart_image(name: str, chart_id: str, lang: str = "en") -> Callable[[], Image.Image]:

@@ -17,6 +17,7 @@ from compiler.backends.charts.build import all_charts, charts_pdf
 from compiler.backends.charts.table import cell_text, chart_drawing
 from compiler.backends.charts.wrap import NO_LINE_END, NO_LINE_START, wrap
 from compiler.backends.sheets.options import SheetOptions
+from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from tests.conftest import SOURCES, findings_of, line_of, replace_in
@@ -27,7 +28,7 @@ GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
 def _game(name: str) -> GameData:
     game = load_game(SOURCES / name).game
     assert game is not None
-    return game
+    return with_aids(game)[0]
 
 
 def _squash(text: str) -> str:
@@ -170,9 +171,11 @@ OWN_TEMPLATE = """charts:
 
 def test_a_game_may_lay_out_its_own_player_aids(mini: Path) -> None:
     (mini / "player_aids.yaml.j2").write_text(OWN_TEMPLATE, encoding="utf-8")
+    assert not findings_of(mini)
     loaded = load_game(mini)
-    assert loaded.game is not None and not loaded.findings
-    game = loaded.game
+    assert loaded.game is not None
+    game, found = with_aids(loaded.game)
+    assert not found
     assert [c.id for c in game.aids] == [f"roster-{s.id}" for s in game.game.sides]
     rows = [row for chart in game.aids for row in chart.rows]
     assert len(rows) == len(game.units)
@@ -194,13 +197,13 @@ def test_a_broken_player_aids_template_is_a_finding(
     mini: Path, template: str, message: str, line: int
 ) -> None:
     (mini / "player_aids.yaml.j2").write_text(template, encoding="utf-8")
-    loaded = load_game(mini)
-    found = [f for f in loaded.findings if f.rule == "player-aids"]
-    assert len(found) == 1, loaded.findings
+    found = [f for f in findings_of(mini) if f.rule == "player-aids"]
+    assert len(found) == 1, found
     assert message in found[0].message
     assert found[0].location.path.endswith("player_aids.yaml.j2")
     assert found[0].location.line == line
-    assert loaded.game is not None and loaded.game.aids == ()
+    loaded = load_game(mini)
+    assert loaded.game is not None and with_aids(loaded.game)[0].aids == ()
 
 
 def test_the_shared_template_gives_every_aid() -> None:

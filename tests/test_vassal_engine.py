@@ -12,6 +12,7 @@ import pytest
 
 from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, turn_zone
 from compiler.backends.vassal.module import build_module, map_names
+from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.rules.context import scenario_view
@@ -57,7 +58,7 @@ def found_places(setup: dict[str, object]) -> Counter[Where]:
 def test_module_loads_and_plays_in_vassal(folder: Path, tmp_path: Path) -> None:
     game = load_game(folder).game
     assert game is not None
-    vmod = build_module(game, tmp_path)
+    vmod = build_module(with_aids(game)[0], tmp_path)
     report: dict[str, Any] = run_harness(vmod, props=("UnitId", "MarkerId", "CardId"))
     assert report["decodeErrors"] == [] and report["imageErrors"] == []
     assert report["warnings"] == [], report["warnings"][:5]

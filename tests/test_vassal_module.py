@@ -12,6 +12,7 @@ from lxml import etree
 
 from compiler.backends.files import write_atomically
 from compiler.backends.vassal.module import build_module, plan_module
+from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from tests.conftest import DATA, SOURCES
@@ -23,7 +24,7 @@ GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
 def _game(folder: Path) -> GameData:
     game = load_game(folder).game
     assert game is not None
-    return game
+    return with_aids(game)[0]
 
 
 def canonical(xml: bytes) -> bytes:

@@ -43,21 +43,32 @@ class SetupGroup:
     pieces: tuple[str, ...]
 
 
-def template_path(game: GameData, templates: Path) -> Path:
-    """The game's own template if it has one, else the shared one."""
-    own = Path(game.root) / TEMPLATE_NAME
-    return own if own.is_file() else templates / TEMPLATE_NAME
-
-
-def player_aids(game: GameData, templates: Path) -> tuple[tuple[Chart, ...], list[Finding]]:
-    """The derived charts of `game`, and findings for a template that fails."""
-    path = template_path(game, templates)
+def read_template(folder: Path, templates: Path) -> tuple[tuple[str, str, bool], list[Finding]]:
+    """(path, text, own) of the game's own template if it has one, else the shared one."""
+    own = folder / TEMPLATE_NAME
+    path = own if own.is_file() else templates / TEMPLATE_NAME
     if not path.is_file():
-        return (), []
+        return ("", "", False), []
     try:
-        source = path.read_text(encoding="utf-8")
+        return (str(path), path.read_text(encoding="utf-8"), path == own), []
     except (OSError, UnicodeDecodeError) as err:
-        return (), [Finding("player-aids", Location(str(path)), f"cannot read: {err}", "")]
+        return ("", "", False), [
+            Finding("player-aids", Location(str(path)), f"cannot read the template: {err}", "")
+        ]
+
+
+def with_aids(game: GameData) -> tuple[GameData, list[Finding]]:
+    """The game with its player aids rendered; findings when the template fails."""
+    aids, findings = player_aids(game)
+    return replace(game, aids=aids), findings
+
+
+def player_aids(game: GameData) -> tuple[tuple[Chart, ...], list[Finding]]:
+    """The derived charts of `game`, and findings for a template that fails."""
+    path_text, source, _own = game.aids_template
+    if not source:
+        return (), []
+    path = Path(path_text)
     try:
         rendered = _environment().from_string(source).render(**_names(game))
     except jinja2.TemplateSyntaxError as err:

@@ -11,7 +11,7 @@ from typing import Any
 
 from compiler.diagnostics import Finding, Location, Related
 from compiler.gcpause import no_cyclic_gc
-from compiler.load.aids import player_aids
+from compiler.load.aids import read_template
 from compiler.load.convert import INVALID, Converter
 from compiler.load.places import build_places
 from compiler.load.yamlread import read_yaml
@@ -118,9 +118,9 @@ def _load_game(folder: Path) -> LoadResult:
         places=places,
         **merged,
     )
-    aids, aid_findings = player_aids(data, TEMPLATES)
-    findings.extend(aid_findings)
-    return LoadResult(dataclasses.replace(data, aids=aids), findings)
+    template, template_findings = read_template(folder, TEMPLATES)
+    findings.extend(template_findings)
+    return LoadResult(dataclasses.replace(data, aids_template=template), findings)
 
 
 def _single_game(

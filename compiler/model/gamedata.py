@@ -50,7 +50,10 @@ class GameData:
     constraints: tuple[Constraint, ...]
     layouts: tuple[Layout, ...] = ()
     aids: tuple[Chart, ...] = ()
-    """Player aids derived from the data by the player-aids template (compiler.load.aids)."""
+    """Player aids derived from the data by the player-aids template (compiler.load.aids);
+    filled in by `with_aids` before the back ends run."""
+    aids_template: tuple[str, str, bool] = ("", "", False)
+    """The player-aids template: (path, text, whether it is the game's own)."""
     markers: Mapping[str, Marker] = field(default_factory=dict)
     places: Mapping[str, Mapping[str, Place]] = field(default_factory=dict)
     _units: dict[str, Unit] = field(default_factory=dict, repr=False)
