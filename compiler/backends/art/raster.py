@@ -191,6 +191,11 @@ def _shapes(
     shrinking it is a plain average and it replaces the result. Later passes draw rectangles
     that sit on whole pixels straight onto the result (the same pixels supersampling would
     give), and other runs of shapes on a transparent layer cut to their bounding box."""
+    if background is not None and k == 1:
+        draw = ImageDraw.Draw(result)
+        for op in shapes:
+            _shape(draw, op, scale)
+        return result
     if background is not None:
         layer = Image.new("RGB", (result.width * k, result.height * k), background)
         draw = ImageDraw.Draw(layer)
