@@ -24,6 +24,16 @@ class _Memo:
     def __init__(self, game: GameData | None) -> None:
         self.game = game
         self.digests: dict[tuple[int, ...], tuple[tuple[object, ...], str]] = {}
+        self.records: dict[int, tuple[object, str]] = {}
+
+    def single(self, record: object) -> str:
+        """The digest of one record (a unit type, a nationality ...), remembered by identity."""
+        found = self.records.get(id(record))
+        if found is not None and found[0] is record:
+            return found[1]
+        value = self.digest(record)
+        self.records[id(record)] = (record, value)
+        return value
 
     def digest(self, *parts: object) -> str:
         """sha256 of the repr of `parts`, remembered while the same objects are asked about."""
@@ -62,7 +72,7 @@ def unit_identity(game: GameData, unit: Unit) -> str:
     layout = game.layout(unit_type.layout) if unit_type and unit_type.layout else None
     nationality = next((n for n in game.game.nationalities if n.id == unit.nationality), None)
     side = next((s for s in game.game.sides if s.id == unit.side), None)
-    shared = [memo.digest(part) for part in (unit_type, nationality, side, layout)]
+    shared = [memo.single(part) for part in (unit_type, nationality, side, layout)]
     value = memo.digest(unit, *shared, layouts_digest(game))
     memo.digests[(id(unit), -1)] = ((unit,), value)
     return value

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import string
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from compiler.backends.art.fonts import FontFile, font_path, metrics
@@ -40,7 +40,13 @@ def _glyphs_of(font: FontFile, chars: str) -> dict[int, str]:
 
 def subsets(requests: list[tuple[FontFile, tuple[int, ...]]]) -> list[bytes]:
     """Each font file cut down to its glyph ids (ids kept; see ttf.subset)."""
-    return [ttf.subset(_font_bytes(font_path(font)), gids) for font, gids in requests]
+    return [_subset(font_path(font), gids) for font, gids in requests]
+
+
+@lru_cache(maxsize=16)
+def _subset(path: Path, gids: tuple[int, ...]) -> bytes:
+    """Remembered: rebuilds print the same glyphs again and again."""
+    return ttf.subset(_font_bytes(path), gids)
 
 
 @cache
