@@ -32,7 +32,7 @@ from compiler.gcpause import no_cyclic_gc
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 
-WARM_ROUNDS = 5
+WARM_ROUNDS = 9
 
 
 def render_faces(game: GameData, cache: Path) -> tuple[int, int]:

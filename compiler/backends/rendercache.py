@@ -42,6 +42,12 @@ def _seed() -> hashlib._Hash:
     return hashlib.sha256(renderer_fingerprint().encode())
 
 
+def digest_key(*parts: str) -> str:
+    """A key from parts that are already digests or short words: no hashing, just joined
+    after the renderer's fingerprint (cheap for thousands of faces)."""
+    return renderer_fingerprint()[:32] + ":" + ":".join(parts)
+
+
 def cache_key(*parts: object) -> str:
     """A stable key: repr of frozen records (positions excluded) and plain values."""
     digest = _seed().copy()
@@ -162,14 +168,22 @@ class RenderCache:
     def render_all(self, jobs: Sequence[tuple[str, Callable[[], bytes]]]) -> dict[str, bytes]:
         """Bytes for every (key, make) job: from the cache, else made — on every core when
         there are many misses."""
+        makers = [make for _key, make in jobs]
+        return self.render_keys([key for key, _make in jobs], makers.__getitem__)
+
+    def render_keys(
+        self, keys: Sequence[str], job: Callable[[int], Callable[[], bytes]]
+    ) -> dict[str, bytes]:
+        """Bytes for every key: from the cache, else made by `job(index of the key)` — asked
+        for only on a miss — on every core when there are many misses."""
         out: dict[str, bytes] = {}
         todo: dict[str, Callable[[], bytes]] = {}
-        for key, make in jobs:
+        for index, key in enumerate(keys):
             if key in out or key in todo:
                 continue
             found = self.get(key)
             if found is None:
-                todo[key] = make
+                todo[key] = job(index)
             else:
                 out[key] = found
         for key, data in zip(list(todo), parallel_map(list(todo.values())), strict=True):

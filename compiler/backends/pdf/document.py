@@ -13,7 +13,8 @@ from typing import Any
 
 from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
 from compiler.backends.pdf import fonts as pdffonts
-from compiler.backends.pdf.syntax import Name, Raw, Ref, name, num, serialise
+from compiler.backends.pdf.syntax import Name, Raw, Ref, num, serialise
+from compiler.backends.pdf.syntax import name as pdf_name
 
 Box = tuple[float, float, float, float]
 FONTS_BY_NAME = {font.name: font for font in ALL_FONTS}
@@ -67,9 +68,11 @@ class PdfDocument:
         self.form_fonts: dict[str, frozenset[str]] = {}
         self.pages: list[Ref] = []
         self.chars: dict[str, set[str]] = {}
+        """Font name → the character strings set in it (joined when the font is embedded)."""
         self.font_refs: dict[str, Ref] = {}
         self.resources: dict[tuple[str, ...], bytes] = {}
         self.boxes: dict[Box, bytes] = {}
+        self.tags: dict[str, bytes] = {}
         self.pages_ref = self._reserve()
 
     def _reserve(self) -> Ref:
@@ -94,16 +97,21 @@ class PdfDocument:
     def _uses(self, content: Content) -> dict[str, Ref]:
         """Record the text of some content; its font resources."""
         for font_name, chars in content.chars.items():
-            self.chars.setdefault(font_name, set()).update(chars)
+            self.chars.setdefault(font_name, set()).add(chars)
         return {name: self._font_ref(name) for name in sorted(content.chars)}
 
     def _font_resources(self, content: Content) -> bytes:
         """The resource dictionary of a form (its fonts), made once per set of fonts."""
-        fonts = self._uses(content)
-        key = tuple(fonts)
-        if key not in self.resources:
-            self.resources[key] = b"<< /Font " + serialise(fonts) + b" >>" if fonts else b"<< >>"
-        return self.resources[key]
+        key = tuple(content.chars)
+        found = self.resources.get(key)
+        if found is None:
+            fonts = self._uses(content)
+            found = b"<< /Font " + serialise(fonts) + b" >>" if fonts else b"<< >>"
+            self.resources[key] = found
+        else:
+            for font_name, chars in content.chars.items():
+                self.chars[font_name].add(chars)
+        return found
 
     def _nested(self, content: Content) -> list[str]:
         """Define the forms some content shows (once per document); their names."""
@@ -113,7 +121,7 @@ class PdfDocument:
         return [form_name for form_name, _form, _box in content.nested]
 
     def _xobjects(self, forms: list[str]) -> bytes:
-        entries = (b"%s %d 0 R" % (name(f), self.forms[f].number) for f in sorted(set(forms)))
+        entries = (b"%s %d 0 R" % (self.tags[f], self.forms[f].number) for f in sorted(set(forms)))
         return b"<< " + b" ".join(entries) + b" >>"
 
     def add_form(self, name: str, content: Content, bbox: Box) -> None:
@@ -132,6 +140,7 @@ class PdfDocument:
             % (box, resources, len(content.stream), content.stream)
         )
         self.forms[name] = ref
+        self.tags[name] = pdf_name(name)
 
     def add_page(
         self,
@@ -218,8 +227,7 @@ class PdfDocument:
             (FONTS_BY_NAME[font_name], ref) for font_name, ref in sorted(self.font_refs.items())
         ]
         glyph_maps = [
-            pdffonts.used_glyphs(font, "".join(sorted(self.chars.get(font.name, ()))))
-            for font, _ in used
+            pdffonts.used_glyphs(font, "".join(self.chars.get(font.name, ()))) for font, _ in used
         ]
         requests = [
             (font, tuple(sorted(glyphs)))

@@ -30,7 +30,7 @@ from compiler.backends.art.identity import (
 )
 from compiler.backends.pdf.content import drawing_content
 from compiler.backends.pdf.document import Content, decode_content, encode_content
-from compiler.backends.rendercache import RenderCache, cache_key
+from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.model.cards import Card, Deck
 from compiler.model.gamedata import GameData
 from compiler.model.units import Marker, Unit
@@ -48,7 +48,7 @@ class FaceRef:
 
     def key(self, height: float) -> str:
         """The cache key of this face printed `height` points tall."""
-        return cache_key("pdf-form", self.identity, round(height, 4))
+        return digest_key("pdf-form", self.identity, f"{height:.4f}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +117,6 @@ def _draw_form(make: Callable[[], Drawing], height: float) -> bytes:
 
 def render_forms(faces: Sequence[FaceRef], height: float, cache: RenderCache) -> dict[str, Form]:
     """Identity → form for every face, `height` points tall: cached, else drawn on every core."""
-    jobs = [(face.key(height), partial(_draw_form, face.make, height)) for face in faces]
-    made = cache.render_all(jobs)
-    return {
-        face.identity: decode_form(made[key]) for face, (key, _) in zip(faces, jobs, strict=True)
-    }
+    keys = [face.key(height) for face in faces]
+    made = cache.render_keys(keys, lambda index: partial(_draw_form, faces[index].make, height))
+    return {face.identity: decode_form(made[key]) for face, key in zip(faces, keys, strict=True)}

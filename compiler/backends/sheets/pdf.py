@@ -12,6 +12,7 @@ after all bleeds, so neighbours packed edge to edge stay intact.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import re
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -87,12 +88,13 @@ def render(
     cache = cache if cache is not None else RenderCache(None)
     pdf = PdfDocument()
     forms = _define_forms(pdf, doc.pieces, imposition.grid.slot_h, cache, notes)
-    for sheet in range(imposition.sheets):
-        _sheet_pages(pdf, cache, doc, imposition, forms, sheet, options)
+    for page in _all_sheet_pages(cache, doc, imposition, forms, options):
+        pdf.add_page(*page)
     if options.duplex == "mirror" and options.calibration and _has_backs(doc):
         _calibration_pages(pdf, options)
     if options.index:
-        _index_pages(pdf, cache, doc, imposition, options)
+        for page in _all_index_pages(cache, doc, imposition, options):
+            pdf.add_page(*page)
     return pdf.write(
         {
             "Title": doc.title,
@@ -197,30 +199,76 @@ def _cached_content(
     return content
 
 
+Page = tuple[tuple[float, float], Content, tuple[str, ...], dict[str, Box]]
+"""A page to add: its size, content, the forms it shows and its boxes."""
+
+
+def _all_sheet_pages(
+    cache: RenderCache,
+    doc: SheetDoc,
+    imposition: Imposition,
+    forms: dict[tuple[int, str], tuple[str, float]],
+    options: SheetOptions,
+) -> list[Page]:
+    """Every sheet's pages: remembered as a whole under the inputs that decide them (pieces,
+    copies, the faces' forms and widths, the options), so a rebuild after a change to some
+    face's look — not to the sheet layout — reads them back in one piece."""
+    shown = "\n".join(
+        f"{item}.{side}:{name}:{width:.4f}" for (item, side), (name, width) in forms.items()
+    )
+    copies = ",".join(str(p.copies) for p in doc.pieces)
+    digest = hashlib.sha256(f"{shown}\n{copies}".encode()).hexdigest()
+    key = cache_key("sheet-pages", doc.title, doc.slot_mm, options, digest)
+    found = cache.get(key)
+    if found is not None:
+        return _decode_pages(found)
+    pages: list[Page] = []
+    for sheet in range(imposition.sheets):
+        pages.extend(_sheet_pages(cache, doc, imposition, forms, sheet, options))
+    cache.put(key, _encode_pages(pages))
+    return pages
+
+
+def _encode_pages(pages: list[Page]) -> bytes:
+    return marshal.dumps(
+        [
+            (size, encode_content(content), forms, tuple(sorted(boxes.items())))
+            for size, content, forms, boxes in pages
+        ]
+    )
+
+
+def _decode_pages(data: bytes) -> list[Page]:
+    return [
+        (tuple(size), decode_content(content)[0], tuple(forms), dict(boxes))
+        for size, content, forms, boxes in marshal.loads(data)
+    ]
+
+
 def _sheet_pages(
-    pdf: PdfDocument,
     cache: RenderCache,
     doc: SheetDoc,
     imposition: Imposition,
     forms: dict[tuple[int, str], tuple[str, float]],
     sheet: int,
     options: SheetOptions,
-) -> None:
+) -> list[Page]:
     """One sheet: a front page and a mirrored back page, or one gutter-fold or front-only page."""
     placements = imposition.on_sheet(sheet)
     label = f"{doc.title} — sheet {sheet + 1} of {imposition.sheets}"
     fronts = _drawn(placements, forms, "front")
     backs = _drawn(placements, forms, "back")
     if imposition.mode == "gutter-fold":
-        _sheet_page(pdf, cache, fronts + backs, placements, options, f"{label} (fold)", fold=True)
-        return
-    _sheet_page(pdf, cache, fronts, placements, options, f"{label}, front")
+        return [
+            _sheet_page(cache, fronts + backs, placements, options, f"{label} (fold)", fold=True)
+        ]
+    pages = [_sheet_page(cache, fronts, placements, options, f"{label}, front")]
     if imposition.mode == "mirror" and backs:
-        _sheet_page(pdf, cache, backs, placements, options, f"{label}, back", back=True)
+        pages.append(_sheet_page(cache, backs, placements, options, f"{label}, back", back=True))
+    return pages
 
 
 def _sheet_page(
-    pdf: PdfDocument,
     cache: RenderCache,
     faces: Sequence[Drawn],
     placements: Sequence[Placement],
@@ -229,7 +277,7 @@ def _sheet_page(
     *,
     back: bool = False,
     fold: bool = False,
-) -> None:
+) -> Page:
     """One page of faces with its cut marks, boxes and label."""
     slots = _slots(placements, back=back, fold=fold)
     trim = bounding(slots)
@@ -251,7 +299,7 @@ def _sheet_page(
     layout.update("\n".join(face.form for face in faces).encode("utf-8"))
     content = _cached_content(cache, (layout.hexdigest(), label, options, fold), draw)
     forms = tuple(face.form for face in faces)
-    pdf.add_page(options.page_pt, content, forms, _boxes(trim, options))
+    return options.page_pt, content, forms, _boxes(trim, options)
 
 
 def _slots(placements: Sequence[Placement], *, back: bool, fold: bool) -> list[Rect]:
@@ -458,23 +506,40 @@ def _positions(placements: Sequence[Placement]) -> str:
     return ", ".join(parts)
 
 
+def _all_index_pages(
+    cache: RenderCache, doc: SheetDoc, imposition: Imposition, options: SheetOptions
+) -> list[Page]:
+    """The index pages, remembered as a whole under what decides them (pieces, their names,
+    copies and backs, the options)."""
+    pieces = tuple((p.id, p.name, p.copies, p.back is not None) for p in doc.pieces)
+    key = cache_key("sheet-index", doc.title, doc.slot_mm, options, pieces)
+    found = cache.get(key)
+    if found is not None:
+        return _decode_pages(found)
+    pages = _index_pages(cache, doc, imposition, options)
+    cache.put(key, _encode_pages(pages))
+    return pages
+
+
 def _index_pages(
-    pdf: PdfDocument,
     cache: RenderCache,
     doc: SheetDoc,
     imposition: Imposition,
     options: SheetOptions,
-) -> None:
+) -> list[Page]:
     """The sheet index as a table over as many pages as it needs."""
     area = _inside_margins(options)
     rows = index_rows(doc, imposition)
     per_page = max(1, int((area.h - 3 * INDEX_LEADING) // INDEX_LEADING))
     chunks = [rows[i : i + per_page] for i in range(0, len(rows), per_page)] or [[]]
+    pages: list[Page] = []
     for number, chunk in enumerate(chunks, start=1):
         title = f"{doc.title} — sheet index ({number}/{len(chunks)})"
         draw = partial(_index_page, area, title, chunk)
-        content = _cached_content(cache, ("index", area, title, chunk), draw)
-        pdf.add_page(options.page_pt, content, (), _boxes(area, options))
+        cells = tuple((r.page, r.positions, r.id, r.name, r.copies) for r in chunk)
+        content = _cached_content(cache, ("index", area, title, cells), draw)
+        pages.append((options.page_pt, content, (), _boxes(area, options)))
+    return pages
 
 
 def _index_page(area: Rect, title: str, rows: Sequence[IndexRow], canvas: Canvas) -> None:

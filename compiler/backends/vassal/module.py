@@ -31,7 +31,7 @@ from compiler.backends.art.identity import (
 from compiler.backends.art.raster import rasterize
 from compiler.backends.charts.build import chart_pngs
 from compiler.backends.files import write_atomically
-from compiler.backends.rendercache import RenderCache, cache_key
+from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.boardart import load_board_art
 from compiler.backends.vassal.boards import render_board
@@ -98,7 +98,7 @@ class FaceRenderer:
         height: int = PIECE_SIZE,
     ) -> str:
         """Queue a face; returns its cache key (resolved to a file name by `finish`)."""
-        key = cache_key(prefix, height, self.lang, *identity)
+        key = digest_key(prefix, str(height), self.lang, *map(str, identity))
         self.jobs.append((key, prefix, _png(drawing, height)))
         return key
 
