@@ -389,3 +389,23 @@ def test_index_lists_every_copy() -> None:
     for piece in doc.pieces:
         assert piece.id in text
     assert "R1 C1" in text
+
+
+def test_a_warm_rebuild_equals_a_cold_build(mini: Path, tmp_path: Path) -> None:
+    """Forms, pages and the index come from the cache on a rebuild; after a change the PDF is
+    byte for byte the one a build from scratch writes, and unchanged faces were not drawn."""
+    from tests.conftest import replace_in
+
+    def sheets(out: Path, cache: Path) -> bytes:
+        data = load_game(mini).game
+        assert data is not None
+        (path,) = write_sheets(data, out, SheetOptions(), cache_dir=cache)
+        return path.read_bytes()
+
+    first = sheets(tmp_path / "a", tmp_path / "cache")
+    assert sheets(tmp_path / "a", tmp_path / "cache") == first
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    warm = sheets(tmp_path / "a", tmp_path / "cache")
+    cold = sheets(tmp_path / "b", tmp_path / "fresh")
+    assert warm == cold != first
+    assert "2nd Infantry Regiment" in "".join(p.extract_text() for p in read(warm).pages)

@@ -232,7 +232,7 @@ def _all_sheet_pages(
 def _encode_pages(pages: list[Page]) -> bytes:
     return marshal.dumps(
         [
-            (size, encode_content(content), forms, tuple(sorted(boxes.items())))
+            (size, encode_content(content), forms, tuple(boxes.items()))
             for size, content, forms, boxes in pages
         ]
     )
