@@ -329,7 +329,7 @@ def _text(image: Image.Image, op: Text, scale: tuple[float, float]) -> None:
         pen += advance
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)
 def _glyph(font: FontFile, size_px: float, char: str) -> tuple[Image.Image, tuple[int, int]]:
     """A glyph's coverage mask as FreeType renders it, and where its top-left corner sits
     relative to the pen on the baseline. Painting the text colour through the mask is what
