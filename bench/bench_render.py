@@ -27,7 +27,13 @@ from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped,unused
 from bench.generate_game import random_spec, write_game
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.build import write_sheets
-from compiler.backends.vassal.module import PIECE_SIZE, FaceRenderer, ImageStore, _queue_units
+from compiler.backends.vassal.module import (
+    PIECE_SIZE,
+    FaceRenderer,
+    ImageStore,
+    PieceImages,
+    _queue_units,
+)
 from compiler.gcpause import no_cyclic_gc
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
@@ -35,10 +41,11 @@ from compiler.model.gamedata import GameData
 WARM_ROUNDS = 9
 
 
-def render_faces(game: GameData, cache: Path) -> tuple[int, int]:
+def render_faces(game: GameData, cache: Path, images: PieceImages = "png") -> tuple[int, int]:
     """The module's unit faces (render_plan without boards, markers and charts)."""
     with no_cyclic_gc():
-        faces = FaceRenderer(game, ImageStore(), RenderCache(cache / "faces.pack"), "en")
+        pack = RenderCache(cache / "faces.pack")
+        faces = FaceRenderer(game, ImageStore(), pack, "en", images)
         _queue_units(game, faces)
         faces.finish()
     return faces.cache.misses, faces.cache.hits
@@ -101,6 +108,9 @@ def main() -> int:
         assert game is not None
         faces = sum(2 if u.back is not None else 1 for u in game.units)
         cold_png, cold_pdf, drawn = build(game, root / "cache", root / "out")
+        started = time.perf_counter()
+        render_faces(game, root / "svg-cache", "svg")
+        cold_svg = time.perf_counter() - started
         names = [u.name.en for u in game.units if u.name.en.startswith("Unit ")]
         names = names[7::101][:WARM_ROUNDS]
         rounds = [_warm_round(folder, root, name) for name in names]
@@ -127,6 +137,10 @@ def main() -> int:
         f"floors: Pillow encoding {faces:,} PNGs {png_base:.2f} s (ratio "
         f"{cold_png / png_base:.1f}x); reportlab {faces:,} simple faces {pdf_base:.2f} s "
         f"(ratio {cold_pdf / pdf_base:.1f}x)\n"
+    )
+    out(
+        f"module faces as SVG instead (the build's default), cold: {cold_svg:.2f} s "
+        f"({faces / cold_svg:,.0f}/s)\n"
     )
     out(f"peak memory: {rss:.0f} MB (this process plus its largest worker)  target < 1 GB\n")
     return 0

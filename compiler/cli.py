@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
     build.add_argument("--out", type=Path, default=Path("build"), help="output folder")
+    build.add_argument(
+        "--piece-images",
+        choices=("svg", "png"),
+        default="svg",
+        help="piece faces in the module: svg (sharp at every zoom, default) or png",
+    )
     sheets = build.add_argument_group("print sheets (override the game's `print:` settings)")
     sheets.add_argument("--lang", choices=("en", "ja"), help="language of printed text")
     sheets.add_argument("--paper", choices=("A4", "Letter"), help="paper size")
@@ -158,7 +164,9 @@ def _build(args: argparse.Namespace) -> int:
     failed = False
     changes = _sheet_changes(args)
     for folder in resolve_games(args.games, args.sources):
-        report, written = build_game(folder, args.out, changes=changes)
+        report, written = build_game(
+            folder, args.out, changes=changes, piece_images=args.piece_images
+        )
         for finding in report.findings:
             _out(render_text(finding))
             _out()

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from compiler.backends.sheets.options import SheetOptions
 from compiler.diagnostics import Finding, Location, Severity, sort_findings
@@ -76,10 +77,12 @@ def build_game(
     out_dir: Path,
     sheets: SheetOptions | None = None,
     changes: Mapping[str, object] | None = None,
+    piece_images: Literal["svg", "png"] = "svg",
 ) -> tuple[GameReport, Path | None]:
     """Validate, then write the module and the print sheets into out_dir/<game>/; nothing is
     written when the data has errors. Sheet options are `sheets`, else the game's `print:`
-    settings with the command line's `changes`. Text that had to be shortened is a warning."""
+    settings with the command line's `changes`. Text that had to be shortened is a warning.
+    The module's piece faces are SVG (sharp at every zoom) or PNG (`piece_images`)."""
     report = check_game(folder)
     if report.game is None or report.errors:
         return report, None
@@ -109,7 +112,7 @@ def build_game(
         report.findings.extend(problems)
         return report, None
     try:
-        written = build_module(game, out_dir, options.lang)
+        written = build_module(game, out_dir, options.lang, piece_images)
     except ArtError as err:
         report.findings.append(err.finding)
         return report, None

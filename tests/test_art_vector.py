@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from lxml import etree
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject
@@ -20,6 +21,7 @@ from compiler.backends.art.drawing import Drawing, Text, marker_drawing, unit_dr
 from compiler.backends.art.fonts import MissingFont, text_width
 from compiler.backends.art.pieces import counter_faces
 from compiler.backends.art.raster import rasterize
+from compiler.backends.art.svg import drawing_svg
 from compiler.backends.pdf import ttf
 from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import PdfDocument
@@ -212,3 +214,67 @@ def test_font_subset_keeps_used_glyphs_exactly(font: Any, kept: str, dropped: st
         assert glyph(cut, char) == glyph(whole, char), char
     for char in dropped:
         assert glyph(whole, char) != bytes(80 * 60) and glyph(cut, char) == bytes(80 * 60), char
+
+
+# ---- SVG for the module -------------------------------------------------------------------------
+
+BATIK = [
+    Path("/usr/share/java") / f"{name}.jar"
+    for name in ("batik-all", "xmlgraphics-commons", "xml-apis-ext")
+]
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: gcacw_infantry("front"), lambda: tite_division("ja"), tank_killers_card]
+)
+def test_svg_drawn_by_batik_looks_like_the_raster(make: Any, tmp_path: Path) -> None:
+    """The module's SVG face, drawn by Batik (what VASSAL draws SVG with) at twice its size,
+    matches the PNG renderer's image of the same face at that size."""
+    assert all(p.is_file() for p in BATIK), "install libbatik-java (scripts/install-vassal.sh)"
+    face = make()
+    height = 128
+    width = round(face.width * height)
+    (tmp_path / "face.svg").write_bytes(drawing_svg(face, width // 2, height // 2))
+    subprocess.run(
+        [
+            "java",
+            "-cp",
+            ":".join(map(str, BATIK)),
+            "org.apache.batik.apps.rasterizer.Main",
+            "-scriptSecurityOff",
+            "-w",
+            str(width),
+            "-h",
+            str(height),
+            "face.svg",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    drawn = Image.open(tmp_path / "face.png").convert("RGBA")
+    raster = rasterize(face, height).convert("RGBA")
+    assert drawn.size == raster.size
+    white = Image.new("RGBA", drawn.size, (255, 255, 255, 255))
+    difference = ImageChops.difference(
+        Image.alpha_composite(white, drawn).convert("L"),
+        Image.alpha_composite(white, raster).convert("L"),
+    )
+    histogram = difference.histogram()
+    total = sum(histogram)
+    mean = sum(level * count for level, count in enumerate(histogram)) / total
+    far = sum(histogram[64:]) / total
+    assert mean < 10.0, mean
+    assert far < 0.06, far
+
+
+def test_svg_text_is_outlines_at_the_font_advances() -> None:
+    face = tite_division("ja")
+    svg = etree.fromstring(drawing_svg(face, 64, 64))
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    assert svg.get("width") == "64" and svg.get("viewBox") == f"0 0 {face.width:g} 1"
+    groups = svg.findall("s:g[@aria-label]", ns)
+    assert [g.get("aria-label") for g in groups] == texts(face)
+    for group, text in zip(groups, texts(face), strict=True):
+        assert len(group.findall("s:path", ns)) == len(text.replace(" ", ""))
+    assert drawing_svg(face, 64, 64) == drawing_svg(tite_division("ja"), 64, 64)

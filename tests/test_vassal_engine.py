@@ -61,6 +61,9 @@ def test_module_loads_and_plays_in_vassal(folder: Path, tmp_path: Path) -> None:
     vmod = build_module(with_aids(game)[0], tmp_path)
     report: dict[str, Any] = run_harness(vmod, props=("UnitId", "MarkerId", "CardId"))
     assert report["decodeErrors"] == [] and report["imageErrors"] == []
+    # piece faces are SVG, drawn by VASSAL's own image ops at 100% and at 200% zoom
+    faces = [n for n in report["images"] if n.endswith(".svg")]
+    assert faces and report["svgImages"] == len(faces)
     assert report["warnings"] == [], report["warnings"][:5]
     assert [d for d in report["dialogs"] if not d["ignored"]] == []
     assert report["ok"] is True

@@ -104,6 +104,8 @@ public final class Harness {
   private static final List<String> warnings = new ArrayList<>();
   private static final List<Map<String, Object>> decodeErrors = new ArrayList<>();
   private static final List<Map<String, Object>> imageErrors = new ArrayList<>();
+  /** SVG images drawn at 100% and 200% by VASSAL's own image ops. */
+  private static int svgImages = 0;
   private static final List<Map<String, Object>> dialogs = new ArrayList<>();
   /** Things worth knowing that are not problems of the module. */
   private static final List<String> notes = new ArrayList<>();
@@ -462,8 +464,22 @@ public final class Harness {
           continue;
         }
         if (name.toLowerCase().endsWith(".svg")) {
-          try (InputStream in = archive.getInputStream(entry)) {
-            javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(in);
+          // drawn by VASSAL's own SVG pipeline (Batik) at 100% and at 200% zoom: the 200%
+          // image must be twice the size, rendered from the vectors, and not blank
+          final java.awt.image.BufferedImage one = VASSAL.tools.imageop.Op.load(name).getImage();
+          final java.awt.image.BufferedImage two =
+            VASSAL.tools.imageop.Op.scale(VASSAL.tools.imageop.Op.load(name), 2.0).getImage();
+          if (one == null || one.getWidth() <= 0 || one.getHeight() <= 0) {
+            imageErrors.add(imageProblem(name, e.getValue(), "SVG renders to an empty image"));
+          }
+          else if (two == null || Math.abs(two.getWidth() - 2 * one.getWidth()) > 1) {
+            imageErrors.add(imageProblem(name, e.getValue(), "SVG does not scale to 200%"));
+          }
+          else if (!hasInk(two)) {
+            imageErrors.add(imageProblem(name, e.getValue(), "SVG renders blank"));
+          }
+          else {
+            svgImages++;
           }
           continue;
         }
@@ -484,6 +500,18 @@ public final class Harness {
       }
     }
     context = "module";
+  }
+
+  /** Whether an image has any pixel that is not fully transparent. */
+  private static boolean hasInk(java.awt.image.BufferedImage img) {
+    for (int y = 0; y < img.getHeight(); y++) {
+      for (int x = 0; x < img.getWidth(); x++) {
+        if ((img.getRGB(x, y) >>> 24) != 0) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static Map<String, Object> imageProblem(String name, String ref, String msg) {
@@ -842,6 +870,7 @@ public final class Harness {
       drainEdt();
       report.put("decodeErrors", decodeErrors);
       report.put("imageErrors", imageErrors);
+      report.put("svgImages", svgImages);
       synchronized (Harness.class) {
         report.put("warnings", new ArrayList<>(warnings));
         report.put("dialogs", new ArrayList<>(dialogs));
@@ -861,6 +890,7 @@ public final class Harness {
       cause.printStackTrace(System.err);
       report.put("decodeErrors", decodeErrors);
       report.put("imageErrors", imageErrors);
+      report.put("svgImages", svgImages);
       synchronized (Harness.class) {
         report.put("warnings", new ArrayList<>(warnings));
         report.put("dialogs", new ArrayList<>(dialogs));

@@ -125,3 +125,147 @@ def _sfnt(tables: dict[bytes, bytes]) -> bytes:
     )
     struct.pack_into(">I", font, head_at + 8, adjustment)
     return bytes(font)
+
+
+# ---- outlines -----------------------------------------------------------------------------------
+
+ON_CURVE, X_SHORT, Y_SHORT, REPEAT, X_SAME, Y_SAME = 0x1, 0x2, 0x4, 0x8, 0x10, 0x20
+Contour = list[tuple[float, float, bool]]
+"""Points of one closed contour: x, y (font units, y up) and whether the point is on the curve."""
+
+
+class Outlines:
+    """The glyph outlines of a TrueType font, read from `glyf` and `loca`."""
+
+    def __init__(self, data: bytes) -> None:
+        self.tables = _tables(data)
+        if b"glyf" not in self.tables or b"loca" not in self.tables:
+            raise NotTrueType("the font has no TrueType outlines (glyf/loca)")
+        self.offsets = _offsets(self.tables)
+        (self.units_per_em,) = struct.unpack_from(">H", self.tables[b"head"], 18)
+
+    def contours(self, gid: int, depth: int = 0) -> list[Contour]:
+        """The contours of a glyph (components of a composite glyph moved into place)."""
+        if not 0 <= gid < len(self.offsets) - 1 or depth > 8:
+            return []
+        glyph = self.tables[b"glyf"][self.offsets[gid] : self.offsets[gid + 1]]
+        if len(glyph) < 10:
+            return []
+        (count,) = struct.unpack_from(">h", glyph, 0)
+        return _simple(glyph, count) if count >= 0 else self._composite(glyph, depth)
+
+    def _composite(self, glyph: bytes, depth: int) -> list[Contour]:
+        found: list[Contour] = []
+        at = 10
+        while True:
+            flags, component = struct.unpack_from(">HH", glyph, at)
+            at += 4
+            if flags & ARG_WORDS:
+                dx, dy = struct.unpack_from(">hh", glyph, at)
+                at += 4
+            else:
+                dx, dy = struct.unpack_from(">bb", glyph, at)
+                at += 2
+            a, b, c, d = 1.0, 0.0, 0.0, 1.0
+            if flags & HAS_SCALE:
+                a = d = _f2dot14(glyph, at)
+                at += 2
+            elif flags & XY_SCALE:
+                a, d = _f2dot14(glyph, at), _f2dot14(glyph, at + 2)
+                at += 4
+            elif flags & TWO_BY_TWO:
+                a, b, c, d = (_f2dot14(glyph, at + 2 * i) for i in range(4))
+                at += 8
+            for contour in self.contours(component, depth + 1):
+                found.append([(a * x + c * y + dx, b * x + d * y + dy, on) for x, y, on in contour])
+            if not flags & MORE:
+                return found
+
+
+def _f2dot14(data: bytes, at: int) -> float:
+    value: int = struct.unpack_from(">h", data, at)[0]
+    return value / 16384.0
+
+
+def _simple(glyph: bytes, count: int) -> list[Contour]:
+    """The contours of a simple glyph: flags and delta-coded coordinates."""
+    ends = struct.unpack_from(f">{count}H", glyph, 10)
+    total = (ends[-1] + 1) if ends else 0
+    at = 10 + 2 * count
+    (instructions,) = struct.unpack_from(">H", glyph, at)
+    at += 2 + instructions
+    flags: list[int] = []
+    while len(flags) < total:
+        flag = glyph[at]
+        at += 1
+        flags.append(flag)
+        if flag & REPEAT:
+            flags.extend([flag] * glyph[at])
+            at += 1
+    xs, at = _coordinates(glyph, at, flags, X_SHORT, X_SAME)
+    ys, at = _coordinates(glyph, at, flags, Y_SHORT, Y_SAME)
+    contours: list[Contour] = []
+    start = 0
+    for end in ends:
+        contours.append(
+            [(float(xs[i]), float(ys[i]), bool(flags[i] & ON_CURVE)) for i in range(start, end + 1)]
+        )
+        start = end + 1
+    return contours
+
+
+def _coordinates(
+    glyph: bytes, at: int, flags: list[int], short: int, same: int
+) -> tuple[list[int], int]:
+    values: list[int] = []
+    value = 0
+    for flag in flags:
+        if flag & short:
+            delta = glyph[at]
+            at += 1
+            value += delta if flag & same else -delta
+        elif not flag & same:
+            (delta,) = struct.unpack_from(">h", glyph, at)
+            at += 2
+            value += delta
+        values.append(value)
+    return values, at
+
+
+def svg_path(contours: list[Contour]) -> str:
+    """Contours as SVG path data with quadratic curves (font units, y up)."""
+    parts: list[str] = []
+    for contour in contours:
+        if not contour:
+            continue
+        points = contour
+        start_index = next((i for i, p in enumerate(points) if p[2]), None)
+        if start_index is None:  # all off-curve: start between the first two points
+            (x0, y0, _), (x1, y1, _) = points[0], points[1 % len(points)]
+            start = ((x0 + x1) / 2, (y0 + y1) / 2)
+            ordered = points[1:] + points[:1]
+        else:
+            start = points[start_index][:2]
+            ordered = points[start_index + 1 :] + points[: start_index + 1]
+        parts.append(f"M{_n(start[0])} {_n(start[1])}")
+        control: tuple[float, float] | None = None
+        for x, y, on in ordered:
+            if on:
+                if control is None:
+                    parts.append(f"L{_n(x)} {_n(y)}")
+                else:
+                    parts.append(f"Q{_n(control[0])} {_n(control[1])} {_n(x)} {_n(y)}")
+                control = None
+            else:
+                if control is not None:
+                    mid = ((control[0] + x) / 2, (control[1] + y) / 2)
+                    parts.append(f"Q{_n(control[0])} {_n(control[1])} {_n(mid[0])} {_n(mid[1])}")
+                control = (x, y)
+        if control is not None:
+            parts.append(f"Q{_n(control[0])} {_n(control[1])} {_n(start[0])} {_n(start[1])}")
+        parts.append("Z")
+    return "".join(parts)
+
+
+def _n(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))

@@ -9,6 +9,7 @@ import zipfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Literal
 
 from PIL import Image
 
@@ -29,6 +30,7 @@ from compiler.backends.art.identity import (
     unit_identity,
 )
 from compiler.backends.art.raster import rasterize
+from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import chart_pngs
 from compiler.backends.files import write_atomically
 from compiler.backends.rendercache import RenderCache, digest_key
@@ -65,7 +67,9 @@ class ImageStore:
         return self.add_png(art.png_bytes(image), prefix)
 
     def add_png(self, data: bytes, prefix: str) -> str:
-        name = f"{prefix}-{hashlib.sha1(data).hexdigest()[:16]}.png"
+        """Store PNG or SVG bytes (told apart by their first bytes); the file's name."""
+        ext = "svg" if data.startswith(b"<?xml") else "png"
+        name = f"{prefix}-{hashlib.sha1(data).hexdigest()[:16]}.{ext}"
         self.files[name] = data
         return name
 
@@ -76,18 +80,37 @@ class ArtError(Exception):
         self.finding = finding
 
 
-Job = tuple[str, str, Callable[[], bytes]]  # (cache key, image name prefix, make PNG bytes)
+Job = tuple[str, str, Callable[[], bytes]]  # (cache key, image name prefix, make image bytes)
+PieceImages = Literal["svg", "png"]
+"""How piece faces go into the module: SVG (VASSAL draws them sharp at every zoom; the
+default) or PNG rasterised at the module's scale (sharp at 100%)."""
 
 
 def _png(drawing: Callable[[], Drawing], height: int) -> Callable[[], bytes]:
     return lambda: art.png_bytes(rasterize(drawing(), height))
 
 
+def _svg(drawing: Callable[[], Drawing], height: int) -> Callable[[], bytes]:
+    def make() -> bytes:
+        face = drawing()
+        return drawing_svg(face, max(1, round(face.width * height)), height)
+
+    return make
+
+
 class FaceRenderer:
     """Every face the module needs, drawn once per content (cache) on every core."""
 
-    def __init__(self, game: GameData, store: ImageStore, cache: RenderCache, lang: str) -> None:
+    def __init__(
+        self,
+        game: GameData,
+        store: ImageStore,
+        cache: RenderCache,
+        lang: str,
+        images: PieceImages = "svg",
+    ) -> None:
         self.game, self.store, self.cache, self.lang = game, store, cache, lang
+        self.images = images
         self.jobs: list[Job] = []
 
     def want(
@@ -98,8 +121,9 @@ class FaceRenderer:
         height: int = PIECE_SIZE,
     ) -> str:
         """Queue a face; returns its cache key (resolved to a file name by `finish`)."""
-        key = digest_key(prefix, str(height), self.lang, *map(str, identity))
-        self.jobs.append((key, prefix, _png(drawing, height)))
+        key = digest_key(prefix, self.images, str(height), self.lang, *map(str, identity))
+        make = _svg(drawing, height) if self.images == "svg" else _png(drawing, height)
+        self.jobs.append((key, prefix, make))
         return key
 
     def finish(self) -> dict[str, str]:
@@ -188,16 +212,19 @@ def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLa
 
 
 def render_plan(
-    game: GameData, cache_pack: Path | None = None, lang: str = "en"
+    game: GameData,
+    cache_pack: Path | None = None,
+    lang: str = "en",
+    images: PieceImages = "svg",
 ) -> tuple[ModulePlan, dict[str, bytes]]:
     """The slow half: lay out and draw every board and piece; returns the plan and the images.
     Piece faces come from the render cache when their content has not changed."""
     with no_cyclic_gc():
-        return _render_plan(game, cache_pack, lang)
+        return _render_plan(game, cache_pack, lang, images)
 
 
 def _render_plan(
-    game: GameData, cache_pack: Path | None, lang: str
+    game: GameData, cache_pack: Path | None, lang: str, images: PieceImages
 ) -> tuple[ModulePlan, dict[str, bytes]]:
     store = ImageStore()
     arts = {m.id: load_board_art(game, m) for m in game.maps}
@@ -208,7 +235,7 @@ def _render_plan(
     turns, holding, holding_image = _reinforcements(game, store)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
-    faces = FaceRenderer(game, store, RenderCache(cache_pack), lang)
+    faces = FaceRenderer(game, store, RenderCache(cache_pack), lang, images)
     unit_keys = _queue_units(game, faces)
     marker_keys = _queue_markers(game, faces)
     card_keys = {
@@ -291,8 +318,12 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def build_module(game: GameData, out_dir: Path, lang: str = "en") -> Path:
-    plan, images = render_plan(game, out_dir / ".cache" / game.game.id / "faces.pack", lang)
+def build_module(
+    game: GameData, out_dir: Path, lang: str = "en", piece_images: PieceImages = "svg"
+) -> Path:
+    """Write out_dir/<game>/<game>.vmod (atomically); piece faces as SVG or PNG."""
+    cache = out_dir / ".cache" / game.game.id / "faces.pack"
+    plan, images = render_plan(game, cache, lang, piece_images)
     files = assemble(plan, images)
     target = out_dir / game.game.id / f"{game.game.id}.vmod"
     write_atomically(target, zip_bytes(files))
