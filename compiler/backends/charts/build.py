@@ -68,8 +68,47 @@ def drawing_of(game: GameData, chart: Chart, lang: str) -> Drawing:
     return memo[(chart.id, lang)]
 
 
+_RENDERED: tuple[GameData | None, dict[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]]] = (
+    None,
+    {},
+)
+
+
+def render_charts(game: GameData, options: SheetOptions) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """charts.pdf and the module's chart PNGs together, on every core: the PDF is one job
+    beside the PNGs' (so it no longer waits for them). Remembered for the game being built;
+    `charts_pdf` and `chart_pngs` use the result when there is one."""
+    global _RENDERED
+    if _RENDERED[0] is not game:
+        _RENDERED = (game, {})
+    memo = _RENDERED[1]
+    if options not in memo:
+        drawings = [
+            drawing_of(game, chart, options.lang) for chart in all_charts(game, options.lang)
+        ]
+        jobs = [partial(_pdf, game, options), *(partial(_png, d) for d in drawings)]
+        made = parallel_map(jobs, minimum=4)
+        charts = all_charts(game, options.lang)
+        pngs = [(c.name.get(options.lang), png) for c, png in zip(charts, made[1:], strict=True)]
+        memo[options] = (made[0], pngs)
+    return memo[options]
+
+
+def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:
+    """What render_charts made for this game in this language, if anything."""
+    if _RENDERED[0] is not game:
+        return None
+    return next((made for options, made in _RENDERED[1].items() if options.lang == lang), None)
+
+
 def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
     """Every chart on its own page, scaled to the page's width (or height) between margins."""
+    if _RENDERED[0] is game and options in _RENDERED[1]:
+        return _RENDERED[1][options][0]
+    return _pdf(game, options)
+
+
+def _pdf(game: GameData, options: SheetOptions) -> bytes:
     page_w, page_h = options.page_pt
     pdf = PdfDocument()
     margin = MARGIN_MM * MM
@@ -95,7 +134,10 @@ def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path |
 
 def chart_pngs(game: GameData, lang: str) -> list[tuple[str, bytes]]:
     """(chart title, PNG) for the module's charts window, 900 pixels wide, drawn on every
-    core."""
+    core (or made already by render_charts)."""
+    made = _rendered(game, lang)
+    if made is not None:
+        return made[1]
     charts = all_charts(game, lang)
     jobs = [partial(_png, drawing_of(game, chart, lang)) for chart in charts]
     pngs = parallel_map(jobs, minimum=4)
