@@ -329,6 +329,20 @@ def _text(image: Image.Image, op: Text, scale: tuple[float, float]) -> None:
         pen += advance
 
 
+def warm_glyphs(drawing: Drawing, height_px: int) -> int:
+    """Render the glyph masks a drawing's text needs at `height_px` (before forking workers,
+    so that they share one cache instead of each rendering the same glyphs); how many."""
+    count = 0
+    for op in drawing.ops:
+        if isinstance(op, Text) and op.text:
+            font = font_for(op.text, op.bold, op.lang)
+            for char in set(op.text):
+                if not char.isspace():
+                    _glyph(font, op.height * height_px, char)
+                    count += 1
+    return count
+
+
 @lru_cache(maxsize=65536)
 def _glyph(font: FontFile, size_px: float, char: str) -> tuple[Image.Image, tuple[int, int]]:
     """A glyph's coverage mask as FreeType renders it, and where its top-left corner sits

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.pieces import png_bytes
-from compiler.backends.art.raster import rasterize
+from compiler.backends.art.raster import rasterize, warm_glyphs
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.pdf.content import Canvas, draw
@@ -86,6 +86,8 @@ def render_charts(game: GameData, options: SheetOptions) -> tuple[bytes, list[tu
         drawings = [
             drawing_of(game, chart, options.lang) for chart in all_charts(game, options.lang)
         ]
+        for drawing in drawings:
+            warm_glyphs(drawing, _png_height(drawing))
         jobs = [partial(_pdf, game, options), *(partial(_png, d) for d in drawings)]
         made = parallel_map(jobs, minimum=4)
         charts = all_charts(game, options.lang)
@@ -144,7 +146,10 @@ def chart_pngs(game: GameData, lang: str) -> list[tuple[str, bytes]]:
     return [(chart.name.get(lang), png) for chart, png in zip(charts, pngs, strict=True)]
 
 
+def _png_height(drawing: Drawing) -> int:
+    return max(1, round(PNG_WIDTH / drawing.width))
+
+
 def _png(drawing: Drawing) -> bytes:
     """A chart's drawing PNG_WIDTH pixels wide."""
-    height = max(1, round(PNG_WIDTH / drawing.width))
-    return png_bytes(rasterize(drawing, height, CHART_SUPERSAMPLE))
+    return png_bytes(rasterize(drawing, _png_height(drawing), CHART_SUPERSAMPLE))
