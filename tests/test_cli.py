@@ -101,3 +101,20 @@ def test_schema_accepts_every_data_file(path: Path) -> None:
 def test_schema_rejects_an_unknown_key() -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"units": [{"id": "a", "nme": "x"}]}, schema())
+
+
+@pytest.mark.parametrize("images", ["svg", "png"])
+def test_build_puts_piece_faces_in_the_chosen_format(
+    images: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import zipfile
+
+    code, out, _ = run(
+        ["build", str(DATA / "mini"), "--out", str(tmp_path), "--piece-images", images], capsys
+    )
+    assert code == 0, out
+    (vmod,) = tmp_path.glob("*/*.vmod")
+    names = zipfile.ZipFile(vmod).namelist()
+    units = [n for n in names if n.startswith("images/unit-")]
+    assert units and all(n.endswith(f".{images}") for n in units)
+    assert any(n.startswith("images/board-") and n.endswith(".png") for n in names)
