@@ -278,3 +278,13 @@ def test_svg_text_is_outlines_at_the_font_advances() -> None:
     for group, text in zip(groups, texts(face), strict=True):
         assert len(group.findall("s:path", ns)) == len(text.replace(" ", ""))
     assert drawing_svg(face, 64, 64) == drawing_svg(tite_division("ja"), 64, 64)
+
+
+def test_a_character_the_font_lacks_has_the_default_width() -> None:
+    from compiler.backends.pdf import fonts as pdffonts
+
+    glyphs = pdffonts.used_glyphs(fonts.REGULAR, "A\ue000")
+    widths = pdffonts.widths_array(fonts.REGULAR, glyphs)
+    assert widths[0] == 0 and widths[1] == [
+        round(fonts.metrics(fonts.REGULAR).face.defaultWidth, 2)
+    ]

@@ -188,10 +188,19 @@ def test_a_game_may_lay_out_its_own_player_aids(mini: Path) -> None:
     [
         ("charts:\n{% for x in game.units %}\n  - {{ x.id }\n{% endfor %}\n", "syntax", 3),
         ("charts:\n  - {{ no_such_helper() }}\n", "failed while rendering", 2),
+        ("charts:\n  - {{ 1 // 0 }}\n", "failed while rendering", 2),
+        ("charts:\n  - {{ [].pop() }}\n", "failed while rendering", 2),
         ("charts:\n  - id: x\n    rows: 3\n", "not chart data", 1),
         ("charts:\n  - {id: [\n", "not valid YAML", 1),
     ],
-    ids=["template syntax", "unknown name", "not chart data", "not YAML"],
+    ids=[
+        "template syntax",
+        "unknown name",
+        "division by zero",
+        "empty list",
+        "not chart data",
+        "not YAML",
+    ],
 )
 def test_a_broken_player_aids_template_is_a_finding(
     mini: Path, template: str, message: str, line: int
@@ -220,3 +229,12 @@ def test_the_shared_template_gives_every_aid() -> None:
         if "Old Guard" in row.label.en
     )
     assert guard.label.ja == "老親衛隊"
+
+
+def test_player_aids_indented_any_way_are_read(mini: Path) -> None:
+    flush = OWN_TEMPLATE.replace("\n  - id:", "\n- id:").replace("\n    ", "\n  ")
+    (mini / "player_aids.yaml.j2").write_text(flush, encoding="utf-8")
+    loaded = load_game(mini)
+    assert loaded.game is not None
+    game, found = with_aids(loaded.game)
+    assert not found and [c.id for c in game.aids] == [f"roster-{s.id}" for s in game.game.sides]

@@ -222,3 +222,21 @@ def test_command_line_changes_override_the_print_settings(mini: Path, tmp_path: 
     assert written is not None and report.errors == 0
     with pytest.raises(UsageError):
         build_game(mini, tmp_path / "out", changes={"paper": "A0"})
+
+
+def test_a_damaged_cache_entry_is_not_served(tmp_path: Path) -> None:
+    """An entry whose bytes no longer match its index (the pack rewritten by another build)
+    is a miss, never another face's picture."""
+    from compiler.backends.rendercache import RenderCache
+
+    pack = tmp_path / "faces.pack"
+    cache = RenderCache(pack)
+    cache.put("a", b"first face")
+    cache.put("b", b"second face")
+    cache.save()
+    data = bytearray(pack.read_bytes())
+    data[0:5] = b"XXXXX"  # overwrite the start of entry "a"
+    pack.write_bytes(bytes(data))
+    again = RenderCache(pack)
+    assert again.get("a") is None
+    assert again.get("b") == b"second face"

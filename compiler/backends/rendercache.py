@@ -15,9 +15,12 @@ import hashlib
 import marshal
 import multiprocessing
 import os
+import zlib
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
+
+from compiler.backends.art.fonts import ALL_FONTS, MissingFont, font_path
 
 ART_SOURCES = Path(__file__).parent / "art"
 PDF_SOURCES = Path(__file__).parent / "pdf"
@@ -28,12 +31,20 @@ AGE_LIMIT = 4
 
 @cache
 def renderer_fingerprint() -> str:
-    """Hash of the renderers' code and the shared layout templates."""
+    """Hash of the renderers' code, the shared layout templates and the installed fonts (a
+    cached face holds the glyph ids and metrics of the font files it was drawn with)."""
     digest = hashlib.sha256()
     for folder, pattern in ((ART_SOURCES, "*.py"), (PDF_SOURCES, "*.py"), (TEMPLATES, "*.yaml")):
         for path in sorted(folder.glob(pattern)) if folder.is_dir() else []:
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
+    for font in ALL_FONTS:
+        try:
+            found = font_path(font)
+        except MissingFont:
+            continue
+        stat = found.stat()
+        digest.update(f"{found}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()
 
 
@@ -65,7 +76,9 @@ class RenderCache:
     def __init__(self, pack: Path | None) -> None:
         self.pack = pack
         self.memory: dict[str, bytes] = {}
-        self.index: dict[str, tuple[int, int, int]] = {}
+        self.index: dict[str, tuple[int, int, int, int]] = {}
+        """key → (offset, length, age in builds, CRC-32): an entry whose bytes do not match its
+        CRC (the pack rewritten by another build meanwhile) is not served."""
         self.size = 0
         self.used: set[str] = set()
         self.new: list[str] = []
@@ -86,11 +99,12 @@ class RenderCache:
                 raise ValueError("not an index")
             data = pack.read_bytes()
             view = memoryview(data)
-            for key, (start, length, age) in index.items():
-                if start + length > len(data):
-                    raise ValueError("index beyond the pack")
-                self.memory[key] = bytes(view[start : start + length])
-                self.index[key] = (start, length, age)
+            for key, (start, length, age, crc) in index.items():
+                entry = bytes(view[start : start + length])
+                if len(entry) != length or zlib.crc32(entry) != crc:
+                    continue  # rewritten under us (another build, an interrupted one): a miss
+                self.memory[key] = entry
+                self.index[key] = (start, length, age, crc)
             self.size = len(data)
         except (OSError, EOFError, ValueError, TypeError):
             self.memory.clear()
@@ -121,7 +135,7 @@ class RenderCache:
             if key in self.used or key in self.index
         }
         ages = {key: age for key, age in ages.items() if age <= AGE_LIMIT}
-        if not self.new and all(self.index.get(k, (0, 0, -1))[2] == a for k, a in ages.items()):
+        if not self.new and all(self.index.get(k, (0, 0, -1, 0))[2] == a for k, a in ages.items()):
             if len(ages) == len(self.index):
                 return
         live = sum(len(self.memory[key]) for key in ages)
@@ -140,23 +154,28 @@ class RenderCache:
             handle.seek(0, os.SEEK_END)
             offset = handle.tell()
             for key in self.new:
-                handle.write(self.memory[key])
-                self.index[key] = (offset, len(self.memory[key]), 0)
-                offset += len(self.memory[key])
+                data = self.memory[key]
+                handle.write(data)
+                self.index[key] = (offset, len(data), 0, zlib.crc32(data))
+                offset += len(data)
         self.size = offset
-        self.index = {key: (*self.index[key][:2], age) for key, age in ages.items()}
+        self.index = {
+            key: (self.index[key][0], self.index[key][1], age, self.index[key][3])
+            for key, age in ages.items()
+        }
         self._write_index()
 
     def _rewrite(self, ages: dict[str, int]) -> None:
         """The data with only the live entries, and its index."""
         assert self.pack is not None
         self.pack.parent.mkdir(parents=True, exist_ok=True)
-        index: dict[str, tuple[int, int, int]] = {}
+        index: dict[str, tuple[int, int, int, int]] = {}
         chunks: list[bytes] = []
         offset = 0
         for key in sorted(ages):
             chunks.append(self.memory[key])
-            index[key] = (offset, len(self.memory[key]), ages[key])
+            data = self.memory[key]
+            index[key] = (offset, len(data), ages[key], zlib.crc32(data))
             offset += len(self.memory[key])
         _replace(self.pack, b"".join(chunks))
         self.index, self.size = index, offset

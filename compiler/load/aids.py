@@ -21,7 +21,7 @@ import yaml
 
 from compiler.diagnostics import Finding, Location
 from compiler.load.convert import Converter
-from compiler.load.nodes import ComposeError, compose
+from compiler.load.nodes import MAPPING, SCALAR, ComposeError, YNode, compose
 from compiler.model.cards import Card
 from compiler.model.charts import Chart
 from compiler.model.common import Text
@@ -74,7 +74,15 @@ def player_aids(game: GameData) -> tuple[tuple[Chart, ...], list[Finding]]:
     except jinja2.TemplateSyntaxError as err:
         where = Location(str(path), err.lineno)
         return (), [Finding("player-aids", where, f"template syntax: {err.message}", "")]
-    except (jinja2.TemplateError, TypeError, ValueError, AttributeError) as err:
+    except (
+        jinja2.TemplateError,
+        ArithmeticError,
+        LookupError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        RecursionError,
+    ) as err:
         finding = _failed(path, f"the template failed while rendering: {err}")
         line = _template_line(err)
         if line is not None:
@@ -85,16 +93,14 @@ def player_aids(game: GameData) -> tuple[tuple[Chart, ...], list[Finding]]:
 
 def _read(path: Path, rendered: str) -> tuple[tuple[Chart, ...], list[Finding]]:
     """The rendered output read as chart data."""
-    if "\n  - " not in rendered:
-        return (), []
     try:
         composed = compose(rendered)
     except (ComposeError, yaml.YAMLError) as err:
         return (), [_failed(path, f"its output is not valid YAML: {err}")]
-    if composed.root is None:
+    if composed.root is None or _empty_charts(composed.root):
         return (), []
     converter = Converter(f"{path} (output)")
-    result = converter.convert_root(composed.root, SourceFile)
+    result = converter.convert_root(composed.root, SourceFile, composed.aliased)
     if converter.findings or not isinstance(result, SourceFile):
         first = converter.findings[0] if converter.findings else None
         detail = f"{first.message} (output line {first.location.line})" if first else "invalid"
@@ -108,6 +114,16 @@ def _template_line(err: BaseException) -> int | None:
         f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == "<template>"
     ]
     return lines[-1] if lines else None
+
+
+def _empty_charts(root: YNode) -> bool:
+    """Whether the output is `charts:` with nothing under it (a game without aids)."""
+    if root.kind != MAPPING or not isinstance(root.value, list):
+        return False
+    pairs = [(k, v) for k, v in root.value if isinstance(k, YNode) and isinstance(v, YNode)]
+    return all(
+        v.kind == SCALAR and v.plain and str(v.value) in ("", "~", "null") for _k, v in pairs
+    )
 
 
 def _failed(path: Path, message: str) -> Finding:

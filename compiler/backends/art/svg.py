@@ -133,11 +133,11 @@ def _text(op: Text) -> str:
         path = _glyph_path(font, glyphs.get(ord(char), 0))
         if path and not char.isspace():
             parts.append(
-                f'<path transform="matrix({_n(scale, 6)} 0 0 {_n(-scale, 6)} {_n(pen)} '
+                f'<path transform="matrix({scale:.8g} 0 0 {-scale:.8g} {_n(pen)} '
                 f'{_n(baseline)})" d="{path}"/>'
             )
         pen += advance
-    label = quoteattr(op.text)
+    label = quoteattr("".join(c for c in op.text if c >= " " or c in "\t\n\r"))
     return f'<g fill="{_c(op.colour)}" aria-label={label}>{"".join(parts)}</g>'
 
 

@@ -35,12 +35,22 @@ class Content:
     nested: tuple[tuple[str, Content, Box], ...] = ()
 
 
+def _plain(content: Content) -> Any:
+    """Content as nested tuples (its forms' contents too)."""
+    nested = tuple((name, _plain(form), box) for name, form, box in content.nested)
+    return (content.stream, tuple(content.chars.items()), nested)
+
+
+def _content(value: Any) -> Content:
+    """The inverse of _plain."""
+    stream, chars, nested = value
+    forms = tuple((name, _content(form), tuple(box)) for name, form, box in nested)
+    return Content(stream, dict(chars), forms)
+
+
 def encode_content(content: Content, *extra: object) -> bytes:
     """Content as cache bytes (marshal: the fastest to read back of the standard formats)."""
-    nested = tuple(
-        (name, form.stream, tuple(form.chars.items()), box) for name, form, box in content.nested
-    )
-    value: Any = (content.stream, tuple(content.chars.items()), extra, nested)
+    value: Any = (_plain(content), extra)
     return marshal.dumps(value)
 
 
@@ -48,12 +58,8 @@ def decode_content(data: bytes) -> tuple[Content, tuple[object, ...]]:
     """The inverse of encode_content: the content and the extra values; ValueError when
     the bytes are not an encoded content."""
     try:
-        stream, chars, extra, nested = marshal.loads(data)
-        forms = tuple(
-            (name, Content(form, dict(form_chars)), tuple(box))
-            for name, form, form_chars, box in nested
-        )
-        return Content(stream, dict(chars), forms), tuple(extra)
+        plain, extra = marshal.loads(data)
+        return _content(plain), tuple(extra)
     except (EOFError, TypeError, ValueError) as err:
         raise ValueError("not a cached content stream") from err
 

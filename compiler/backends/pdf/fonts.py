@@ -62,12 +62,15 @@ def subset_tag(font: FontFile, gids: tuple[int, ...]) -> str:
 
 def widths_array(font: FontFile, glyphs: dict[int, str]) -> list[object]:
     """The CID font's /W array: runs of consecutive glyph ids with their widths."""
-    widths = metrics(font).face.charWidths
+    face = metrics(font).face
+    widths, missing = face.charWidths, float(face.defaultWidth)
     out: list[object] = []
     run: list[float] = []
     start = -2
     for gid in sorted(glyphs):
-        width = round(float(widths.get(ord(glyphs[gid]), 0.0)), 2)
+        # a character the font lacks shows glyph 0 and advances by the default width, as in
+        # the layout's measurements
+        width = round(float(widths.get(ord(glyphs[gid]), missing)), 2)
         if gid != start + len(run):
             if run:
                 out += [start, run]

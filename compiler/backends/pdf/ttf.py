@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterable
 
 KEPT_TABLES = (b"OS/2", b"cvt ", b"fpgm", b"head", b"hhea", b"hmtx", b"maxp", b"prep")
-ARG_WORDS, HAS_SCALE, MORE, XY_SCALE, TWO_BY_TWO = 0x1, 0x8, 0x20, 0x40, 0x80
+ARG_WORDS, ARGS_ARE_XY, HAS_SCALE, MORE, XY_SCALE, TWO_BY_TWO = 0x1, 0x2, 0x8, 0x20, 0x40, 0x80
 
 
 class NotTrueType(ValueError):
@@ -71,11 +71,11 @@ def subset(data: bytes, gids: Iterable[int], *, keep_cmap: bool = False) -> byte
     offsets = _offsets(tables)
     glyf = tables[b"glyf"]
     count = len(offsets) - 1
-    keep = {0}
-    todo = [g for g in gids if 0 <= g < count]
+    keep: set[int] = set()
+    todo = [0, *(g for g in gids if 0 <= g < count)]
     while todo:
         gid = todo.pop()
-        if gid in keep and gid != 0:
+        if gid in keep:
             continue
         keep.add(gid)
         todo.extend(c for c in _components(glyf[offsets[gid] : offsets[gid + 1]]) if c < count)
@@ -166,6 +166,8 @@ class Outlines:
             else:
                 dx, dy = struct.unpack_from(">bb", glyph, at)
                 at += 2
+            if not flags & ARGS_ARE_XY:  # point-matched components: placed unshifted
+                dx, dy = 0, 0
             a, b, c, d = 1.0, 0.0, 0.0, 1.0
             if flags & HAS_SCALE:
                 a = d = _f2dot14(glyph, at)
