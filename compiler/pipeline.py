@@ -87,6 +87,7 @@ def build_game(
     if report.game is None or report.errors:
         return report, None
     from compiler.backends.charts.build import render_charts, write_charts
+    from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.boardart import check_board_art
     from compiler.backends.vassal.module import ArtError, build_module
@@ -112,7 +113,8 @@ def build_game(
         report.findings.extend(problems)
         return report, None
     try:
-        render_charts(game, options)  # the PDF and the module's PNGs in one pass
+        charts_cache = RenderCache(out_dir / ".cache" / game.game.id / "charts.pack")
+        render_charts(game, options, charts_cache)  # the PDF and the module's PNGs in one pass
         written = build_module(game, out_dir, options.lang, piece_images)
     except ArtError as err:
         report.findings.append(err.finding)

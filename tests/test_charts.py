@@ -238,3 +238,28 @@ def test_player_aids_indented_any_way_are_read(mini: Path) -> None:
     assert loaded.game is not None
     game, found = with_aids(loaded.game)
     assert not found and [c.id for c in game.aids] == [f"roster-{s.id}" for s in game.game.sides]
+
+
+def test_a_rebuild_draws_only_the_charts_that_changed(mini: Path, tmp_path: Path) -> None:
+    """Chart PNGs and charts.pdf come from the cache when nothing changed; after a change only
+    the charts that show it are drawn again, and the outputs equal a build from scratch."""
+    from compiler.backends.charts.build import render_charts
+    from compiler.backends.rendercache import RenderCache
+
+    def charts(cache: Path) -> tuple[bytes, list[tuple[str, bytes]], int]:
+        loaded = load_game(mini).game
+        assert loaded is not None
+        pack = RenderCache(cache / "charts.pack")
+        pdf, pngs = render_charts(with_aids(loaded)[0], SheetOptions(), pack)
+        return pdf, pngs, pack.misses
+
+    pdf, pngs, drawn = charts(tmp_path / "warm")
+    assert drawn == len(pngs) + 1  # every PNG and the PDF
+    assert charts(tmp_path / "warm") == (pdf, pngs, 0)
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    warm_pdf, warm_pngs, redrawn = charts(tmp_path / "warm")
+    cold_pdf, cold_pngs, _ = charts(tmp_path / "cold")
+    assert (warm_pdf, warm_pngs) == (cold_pdf, cold_pngs)
+    assert warm_pdf != pdf
+    changed = sum(a != b for a, b in zip(pngs, warm_pngs, strict=True))
+    assert 1 <= changed < len(pngs) and redrawn == changed + 1

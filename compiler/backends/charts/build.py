@@ -7,13 +7,14 @@ from functools import partial
 from pathlib import Path
 
 from compiler.backends.art.display import Drawing
+from compiler.backends.art.identity import unit_identity
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize, warm_glyphs
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.pdf.content import Canvas, draw
 from compiler.backends.pdf.document import PdfDocument
-from compiler.backends.rendercache import parallel_map
+from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
 from compiler.backends.sheets.options import MM, SheetOptions
 from compiler.model.charts import Chart
 from compiler.model.common import Text
@@ -74,26 +75,60 @@ _RENDERED: tuple[GameData | None, dict[SheetOptions, tuple[bytes, list[tuple[str
 )
 
 
-def render_charts(game: GameData, options: SheetOptions) -> tuple[bytes, list[tuple[str, bytes]]]:
+def render_charts(
+    game: GameData, options: SheetOptions, cache: RenderCache | None = None
+) -> tuple[bytes, list[tuple[str, bytes]]]:
     """charts.pdf and the module's chart PNGs together, on every core: the PDF is one job
-    beside the PNGs' (so it no longer waits for them). Remembered for the game being built;
-    `charts_pdf` and `chart_pngs` use the result when there is one."""
+    beside the PNGs' (so it no longer waits for them). With a `cache`, a chart drawn before
+    is not drawn again, and an unchanged set of charts reuses the PDF. Remembered for the game
+    being built; `charts_pdf` and `chart_pngs` use the result when there is one."""
     global _RENDERED
     if _RENDERED[0] is not game:
         _RENDERED = (game, {})
     memo = _RENDERED[1]
     if options not in memo:
-        drawings = [
-            drawing_of(game, chart, options.lang) for chart in all_charts(game, options.lang)
-        ]
-        for drawing in drawings:
-            warm_glyphs(drawing, _png_height(drawing))
-        jobs = [partial(_pdf, game, options), *(partial(_png, d) for d in drawings)]
-        made = parallel_map(jobs, minimum=4)
-        charts = all_charts(game, options.lang)
-        pngs = [(c.name.get(options.lang), png) for c, png in zip(charts, made[1:], strict=True)]
-        memo[options] = (made[0], pngs)
+        memo[options] = _render(game, options, cache or RenderCache(None))
     return memo[options]
+
+
+def chart_key(game: GameData, chart: Chart, lang: str) -> str:
+    """What decides how a chart looks: the chart, the terrain colours and its pieces' looks."""
+    pieces = [
+        unit_identity(game, unit)
+        for row in chart.rows
+        for ref in row.pieces
+        if (unit := game.unit(ref.partition(":")[0])) is not None
+    ]
+    return cache_key("chart", lang, chart, game.game.terrain, pieces)
+
+
+def _render(
+    game: GameData, options: SheetOptions, cache: RenderCache
+) -> tuple[bytes, list[tuple[str, bytes]]]:
+    lang = options.lang
+    charts = all_charts(game, lang)
+    keys = [chart_key(game, chart, lang) for chart in charts]
+    png_keys = [digest_key("chart-png", str(PNG_WIDTH), key) for key in keys]
+    pdf_key = cache_key("charts-pdf", options, game.game.title, keys)
+    pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
+    pdf = cache.get(pdf_key)
+    todo = [index for index, png in enumerate(pngs) if png is None]
+    drawings = {i: drawing_of(game, charts[i], lang) for i in todo}
+    for drawing in drawings.values():
+        warm_glyphs(drawing, _png_height(drawing))
+    jobs = [partial(_png, drawings[i]) for i in todo]
+    if pdf is None:
+        jobs.insert(0, partial(_pdf, game, options))
+    made = parallel_map(jobs, minimum=4)
+    if pdf is None:
+        pdf, made = made[0], made[1:]
+        cache.put(pdf_key, pdf)
+    for index, png in zip(todo, made, strict=True):
+        pngs[index] = png
+        cache.put(png_keys[index], png)
+    cache.save()
+    titled = [(c.name.get(lang), png) for c, png in zip(charts, pngs, strict=True)]
+    return pdf, [(title, png) for title, png in titled if png is not None]
 
 
 def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:

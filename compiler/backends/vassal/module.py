@@ -33,7 +33,7 @@ from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import chart_pngs
 from compiler.backends.files import write_atomically
-from compiler.backends.rendercache import RenderCache, digest_key
+from compiler.backends.rendercache import RenderCache, cache_key, digest_key
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.boardart import load_board_art
 from compiler.backends.vassal.boards import render_board
@@ -229,13 +229,16 @@ def _render_plan(
     store = ImageStore()
     arts = {m.id: load_board_art(game, m) for m in game.maps}
     layouts = {m.id: layout_map(m, _size(arts[m.id])) for m in game.maps}
+    cache = RenderCache(cache_pack)
     boards = {
-        m.id: store.add(render_board(game, layouts[m.id], arts[m.id]), "board") for m in game.maps
+        m.id: store.add_png(_board_png(game, layouts[m.id], arts[m.id], cache), "board")
+        for m in game.maps
     }
     turns, holding, holding_image = _reinforcements(game, store)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
-    faces = FaceRenderer(game, store, RenderCache(cache_pack), lang, images)
+    boards_drawn, boards_reused = cache.misses, cache.hits
+    faces = FaceRenderer(game, store, cache, lang, images)
     unit_keys = _queue_units(game, faces)
     marker_keys = _queue_markers(game, faces)
     card_keys = {
@@ -257,7 +260,7 @@ def _render_plan(
         for d in game.decks
     }
     names = faces.finish()
-    drawn, reused = faces.cache.misses, faces.cache.hits
+    drawn, reused = cache.misses - boards_drawn, cache.hits - boards_reused
     plan = ModulePlan(
         game,
         layouts,
@@ -277,6 +280,22 @@ def _render_plan(
     plan.faces_drawn, plan.faces_reused = drawn, reused
     plan.charts = [(title, store.add_png(data, "chart")) for title, data in chart_pngs(game, lang)]
     return plan, {f"images/{name}": data for name, data in store.files.items()}
+
+
+def _board_png(
+    game: GameData, layout: MapLayout, board_art: Image.Image | None, cache: RenderCache
+) -> bytes:
+    """A map's board as PNG, from the cache when the map, its layout, the terrain colours and
+    its art are those it was drawn from before (boards take seconds to draw)."""
+    art_digest = ""
+    if board_art is not None:
+        art_digest = f"{board_art.size}:{hashlib.sha256(board_art.tobytes()).hexdigest()}"
+    key = cache_key("board", layout, game.game.terrain, art_digest)
+    found = cache.get(key)
+    if found is None:
+        found = art.png_bytes(render_board(game, layout, board_art))
+        cache.put(key, found)
+    return found
 
 
 def _size(image: Image.Image | None) -> tuple[int, int] | None:
