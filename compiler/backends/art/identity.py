@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 
+from compiler.backends.pergame import PerGame
 from compiler.model.cards import Card, Deck
 from compiler.model.gamedata import GameData
 from compiler.model.units import Marker, Unit
@@ -21,8 +22,7 @@ from compiler.model.units import Marker, Unit
 class _Memo:
     """Digests by the identity of the records, for one game."""
 
-    def __init__(self, game: GameData | None) -> None:
-        self.game = game
+    def __init__(self) -> None:
         self.digests: dict[tuple[int, ...], tuple[tuple[object, ...], str]] = {}
         self.records: dict[int, tuple[object, str]] = {}
 
@@ -46,15 +46,12 @@ class _Memo:
         return value
 
 
-_CURRENT = _Memo(None)
+_MEMOS = PerGame(_Memo)
 
 
 def _memo(game: GameData) -> _Memo:
     """The memo of `game`, started afresh when the game is not the last one asked about."""
-    global _CURRENT
-    if _CURRENT.game is not game:
-        _CURRENT = _Memo(game)
-    return _CURRENT
+    return _MEMOS.of(game)
 
 
 def layouts_digest(game: GameData) -> str:

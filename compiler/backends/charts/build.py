@@ -14,6 +14,7 @@ from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.pdf.content import Canvas, draw
 from compiler.backends.pdf.document import PdfDocument
+from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
 from compiler.backends.sheets.options import MM, SheetOptions
 from compiler.model.charts import Chart
@@ -54,25 +55,19 @@ def paged(chart: Chart) -> list[Chart]:
     return pages
 
 
-_DRAWINGS: tuple[GameData | None, dict[tuple[str, str], Drawing]] = (None, {})
+_DRAWINGS: PerGame[dict[tuple[str, str], Drawing]] = PerGame(dict)
 
 
 def drawing_of(game: GameData, chart: Chart, lang: str) -> Drawing:
     """A chart's drawing, made once per game being built for both charts.pdf and the module
     (chart ids are unique within a game, derived ones included)."""
-    global _DRAWINGS
-    if _DRAWINGS[0] is not game:
-        _DRAWINGS = (game, {})
-    memo = _DRAWINGS[1]
+    memo = _DRAWINGS.of(game)
     if (chart.id, lang) not in memo:
         memo[(chart.id, lang)] = chart_drawing(game, chart, lang)
     return memo[(chart.id, lang)]
 
 
-_RENDERED: tuple[GameData | None, dict[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]]] = (
-    None,
-    {},
-)
+_RENDERED: PerGame[dict[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]]] = PerGame(dict)
 
 
 def render_charts(
@@ -82,10 +77,7 @@ def render_charts(
     beside the PNGs' (so it no longer waits for them). With a `cache`, a chart drawn before
     is not drawn again, and an unchanged set of charts reuses the PDF. Remembered for the game
     being built; `charts_pdf` and `chart_pngs` use the result when there is one."""
-    global _RENDERED
-    if _RENDERED[0] is not game:
-        _RENDERED = (game, {})
-    memo = _RENDERED[1]
+    memo = _RENDERED.of(game)
     if options not in memo:
         memo[options] = _render(game, options, cache or RenderCache(None))
     return memo[options]
@@ -133,15 +125,15 @@ def _render(
 
 def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:
     """What render_charts made for this game in this language, if anything."""
-    if _RENDERED[0] is not game:
-        return None
-    return next((made for options, made in _RENDERED[1].items() if options.lang == lang), None)
+    memo = _RENDERED.peek(game) or {}
+    return next((made for options, made in memo.items() if options.lang == lang), None)
 
 
 def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
     """Every chart on its own page, scaled to the page's width (or height) between margins."""
-    if _RENDERED[0] is game and options in _RENDERED[1]:
-        return _RENDERED[1][options][0]
+    made = (_RENDERED.peek(game) or {}).get(options)
+    if made is not None:
+        return made[0]
     return _pdf(game, options)
 
 

@@ -11,6 +11,7 @@ from compiler.backends.art.counters import block_drawing, unit_drawing
 from compiler.backends.art.display import Anchor, Drawing, Inset, Line, Op, Polygon, Rect, Text
 from compiler.backends.art.fonts import text_width
 from compiler.backends.charts.wrap import wrap
+from compiler.backends.pergame import PerGame
 from compiler.model.charts import Chart
 from compiler.model.common import Text as Label
 from compiler.model.gamedata import GameData
@@ -92,16 +93,13 @@ PIECE_GAP = 2.0
 PIECES_HEADING = Label("Counters", "駒")
 
 
-_DRAWN: tuple[GameData | None, dict[tuple[str, str], Drawing | None]] = (None, {})
+_DRAWN: PerGame[dict[tuple[str, str], Drawing | None]] = PerGame(dict)
 
 
 def piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
     """The face a chart row's piece reference names: `unit-id` or `unit-id:back` (remembered
     for the game being built: setup cards, schedules and orders of battle repeat pieces)."""
-    global _DRAWN
-    if _DRAWN[0] is not game:
-        _DRAWN = (game, {})
-    memo = _DRAWN[1]
+    memo = _DRAWN.of(game)
     if (ref, lang) not in memo:
         memo[(ref, lang)] = _piece_drawing(game, ref, lang)
     return memo[(ref, lang)]
