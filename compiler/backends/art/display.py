@@ -74,6 +74,10 @@ class Text:
     anchor: Anchor = "mm"
     lang: str = "en"
 
+    def start(self, width: float) -> float:
+        """Where the text starts when it is `width` long (the anchor's first letter)."""
+        return line_start(self.x, width, self.anchor[0])
+
 
 @dataclass(frozen=True, slots=True)
 class Drawing:
@@ -94,6 +98,12 @@ class Inset:
 
 
 Op = Rect | Polygon | Line | Ellipse | Text | Inset
+
+
+def line_start(x: float, width: float, align: str) -> float:
+    """Where a line `width` long starts when its left end ("l"), middle ("m") or right end
+    ("r") is at x."""
+    return {"l": x, "m": x - width / 2, "r": x - width}[align]
 
 
 @dataclass

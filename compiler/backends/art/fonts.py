@@ -102,7 +102,12 @@ def metrics(font: FontFile) -> TTFont:
 
 def text_width(text: str, height: float, bold: bool = False, lang: str = "en") -> float:
     """Advance width of `text` set `height` tall (same unit as height), from the font tables."""
-    return float(metrics(font_for(text, bold, lang)).stringWidth(text, height))
+    return font_width(font_for(text, bold, lang), text, height)
+
+
+def font_width(font: FontFile, text: str, size: float) -> float:
+    """Advance width of `text` in `font` at `size` (same unit as size)."""
+    return float(metrics(font).stringWidth(text, size))
 
 
 def char_widths(text: str, font: FontFile, height: float) -> list[float]:

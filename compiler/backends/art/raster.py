@@ -140,7 +140,7 @@ def _passes(ops: Sequence[Op], margin: float) -> list[tuple[list[Op], list[Final
 def _text_box(op: Text, margin: float) -> Box:
     """A box surely holding a text's glyphs: an em tall around its middle, a bit wider."""
     width = text_width(op.text, op.height, op.bold, op.lang)
-    start = {"l": op.x, "m": op.x - width / 2, "r": op.x - width}[op.anchor[0]]
+    start = op.start(width)
     pad = 0.15 * op.height + margin
     return (
         start - pad,
@@ -316,7 +316,7 @@ def _text(image: Image.Image, op: Text, scale: tuple[float, float]) -> None:
     font = font_for(op.text, op.bold, op.lang)
     widths = char_widths(op.text, font, op.height)
     total = sum(widths)
-    start = {"l": op.x, "m": op.x - total / 2, "r": op.x - total}[op.anchor[0]]
+    start = op.start(total)
     baseline = round((op.y + baseline_offset(font) * op.height) * scale[1])
     size = op.height * scale[1]
     draw = ImageDraw.Draw(image)

@@ -25,6 +25,7 @@ from compiler.backends.art.display import (
 )
 from compiler.backends.art.fonts import FontFile, baseline_offset, char_widths, font_for, font_path
 from compiler.backends.art.fonts import metrics as font_metrics
+from compiler.backends.pdf.fonts import font_file
 from compiler.backends.pdf.ttf import Outlines, svg_path
 
 
@@ -123,7 +124,7 @@ def _text(op: Text) -> str:
     font = font_for(op.text, op.bold, op.lang)
     widths = char_widths(op.text, font, op.height)
     total = sum(widths)
-    pen = {"l": op.x, "m": op.x - total / 2, "r": op.x - total}[op.anchor[0]]
+    pen = op.start(total)
     baseline = op.y + baseline_offset(font) * op.height
     outlines = _outlines(font)
     scale = op.height / outlines.units_per_em
@@ -143,7 +144,7 @@ def _text(op: Text) -> str:
 
 @cache
 def _outlines(font: FontFile) -> Outlines:
-    return Outlines(font_path(font).read_bytes())
+    return Outlines(font_file(font_path(font)))
 
 
 @cache

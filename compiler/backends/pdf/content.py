@@ -21,8 +21,9 @@ from compiler.backends.art.display import (
     Polygon,
     Rect,
     Text,
+    line_start,
 )
-from compiler.backends.art.fonts import FontFile, baseline_offset, font_for, metrics, text_width
+from compiler.backends.art.fonts import FontFile, baseline_offset, font_for, font_width, text_width
 from compiler.backends.pdf.document import Content, compress
 from compiler.backends.pdf.fonts import glyph_hex, resource_name
 from compiler.backends.pdf.syntax import name, num
@@ -118,9 +119,7 @@ class Canvas:
         self, font: FontFile, size: float, x: float, y: float, text: str, align: str
     ) -> None:
         """Text whose left end ("l"), middle ("m") or right end ("r") is at x."""
-        width = float(metrics_width(font, text, size))
-        start = {"l": x, "m": x - width / 2, "r": x - width}[align]
-        self.text(font, size, start, y, text)
+        self.text(font, size, line_start(x, font_width(font, text, size), align), y, text)
 
     def content(self) -> Content:
         """The compressed stream and the characters each font set."""
@@ -139,11 +138,6 @@ class Canvas:
         k = height / FORM_HEIGHT
         tag = name(form_name).decode("ascii")
         self.parts.append(f"q {num(k)} 0 0 {num(k)} {num(x)} {num(y)} cm {tag} Do Q")
-
-
-def metrics_width(font: FontFile, text: str, size: float) -> float:
-    """Advance width of `text` in `font` at `size`."""
-    return float(metrics(font).stringWidth(text, size))
 
 
 # ---- display lists ----------------------------------------------------------------------------
@@ -253,7 +247,7 @@ def _text(canvas: Canvas, op: Text, frame: _Frame) -> None:
         return
     font = font_for(op.text, op.bold, op.lang)
     total = text_width(op.text, op.height, op.bold, op.lang)
-    start = {"l": op.x, "m": op.x - total / 2, "r": op.x - total}[op.anchor[0]]
+    start = op.start(total)
     px, py = frame.point(start, op.y + baseline_offset(font) * op.height)
     canvas.fill_colour(op.colour)
     canvas.text(font, op.height * frame.k, px, py, op.text)

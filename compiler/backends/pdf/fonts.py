@@ -46,11 +46,12 @@ def subsets(requests: list[tuple[FontFile, tuple[int, ...]]]) -> list[bytes]:
 @lru_cache(maxsize=16)
 def _subset(path: Path, gids: tuple[int, ...]) -> bytes:
     """Remembered: rebuilds print the same glyphs again and again."""
-    return ttf.subset(_font_bytes(path), gids)
+    return ttf.subset(font_file(path), gids)
 
 
 @cache
-def _font_bytes(path: Path) -> bytes:
+def font_file(path: Path) -> bytes:
+    """A font file's bytes, read once per process (IPAex Gothic is 6 MB)."""
     return path.read_bytes()
 
 

@@ -6,7 +6,7 @@ subsets like everything else in our PDFs; no PDF standard font (which is never e
 
 from __future__ import annotations
 
-from compiler.backends.art.fonts import FontFile, metrics
+from compiler.backends.art.fonts import FontFile, font_width
 from compiler.backends.art.fonts import font_for as face_font
 
 
@@ -15,19 +15,14 @@ def font_for(text: str, bold: bool = False) -> FontFile:
     return face_font(text, bold)
 
 
-def width(text: str, font: FontFile, size: float) -> float:
-    """Advance width of `text` in `font` at `size` points."""
-    return float(metrics(font).stringWidth(text, size))
-
-
 def fit(text: str, font: FontFile, size: float, room: float) -> str:
     """`text` shortened with an ellipsis until it fits `room` points at `size`."""
-    if width(text, font, size) <= room:
+    if font_width(font, text, size) <= room:
         return text
-    room -= width("…", font, size)
+    room -= font_width(font, "…", size)
     used = 0.0
     for index, char in enumerate(text):
-        used += width(char, font, size)
+        used += font_width(font, char, size)
         if used > room:
             return text[:index] + "…"
     return text + "…"

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from compiler.backends.art.fonts import BOLD, REGULAR
+from compiler.backends.art.fonts import BOLD, REGULAR, font_width
 from compiler.backends.pdf.content import Canvas
 from compiler.backends.pdf.document import (
     Box,
@@ -31,7 +31,7 @@ from compiler.backends.pdf.document import (
 from compiler.backends.pdf.syntax import name, num
 from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.sheets.faces import FaceRef, Form, render_forms
-from compiler.backends.sheets.fonts import fit, font_for, width
+from compiler.backends.sheets.fonts import fit, font_for
 from compiler.backends.sheets.impose import Imposition, Placement, Rect, bounding, impose, mirror
 from compiler.backends.sheets.options import MM, SheetOptions
 
@@ -570,7 +570,7 @@ def _index_line(canvas: Canvas, area: Rect, y: float, row: IndexRow, *, bold: bo
     canvas.text(
         copies_font,
         INDEX_SIZE,
-        area.right - width(row.copies, copies_font, INDEX_SIZE),
+        area.right - font_width(copies_font, row.copies, INDEX_SIZE),
         y,
         row.copies,
     )
