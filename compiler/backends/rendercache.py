@@ -118,6 +118,14 @@ class RenderCache:
             self.hits += 1
         return found
 
+    def fetch(self, key: str, make: Callable[[], bytes]) -> bytes:
+        """The bytes under `key`; made (here, on this core) and kept when missing."""
+        found = self.get(key)
+        if found is None:
+            found = make()
+            self.put(key, found)
+        return found
+
     def put(self, key: str, data: bytes) -> None:
         if key not in self.memory:
             self.new.append(key)

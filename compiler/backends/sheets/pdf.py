@@ -188,15 +188,13 @@ def _cached_content(
     cache: RenderCache, parts: tuple[object, ...], draw: Callable[[Canvas], None]
 ) -> Content:
     """A page's content from the cache when the same inputs drew it before, else drawn."""
-    key = cache_key("sheet-page", *parts)
-    found = cache.get(key)
-    if found is not None:
-        return decode_content(found)[0]
-    canvas = Canvas()
-    draw(canvas)
-    content = canvas.content()
-    cache.put(key, encode_content(content))
-    return content
+
+    def drawn() -> bytes:
+        canvas = Canvas()
+        draw(canvas)
+        return encode_content(canvas.content())
+
+    return decode_content(cache.fetch(cache_key("sheet-page", *parts), drawn))[0]
 
 
 Page = tuple[tuple[float, float], Content, tuple[str, ...], dict[str, Box]]
@@ -219,14 +217,17 @@ def _all_sheet_pages(
     copies = ",".join(str(p.copies) for p in doc.pieces)
     digest = hashlib.sha256(f"{shown}\n{copies}".encode()).hexdigest()
     key = cache_key("sheet-pages", doc.title, doc.slot_mm, options, digest)
-    found = cache.get(key)
-    if found is not None:
-        return _decode_pages(found)
-    pages: list[Page] = []
-    for sheet in range(imposition.sheets):
-        pages.extend(_sheet_pages(cache, doc, imposition, forms, sheet, options))
-    cache.put(key, _encode_pages(pages))
-    return pages
+
+    def drawn() -> bytes:
+        return _encode_pages(
+            [
+                page
+                for sheet in range(imposition.sheets)
+                for page in _sheet_pages(cache, doc, imposition, forms, sheet, options)
+            ]
+        )
+
+    return _decode_pages(cache.fetch(key, drawn))
 
 
 def _encode_pages(pages: list[Page]) -> bytes:
@@ -513,12 +514,11 @@ def _all_index_pages(
     copies and backs, the options)."""
     pieces = tuple((p.id, p.name, p.copies, p.back is not None) for p in doc.pieces)
     key = cache_key("sheet-index", doc.title, doc.slot_mm, options, pieces)
-    found = cache.get(key)
-    if found is not None:
-        return _decode_pages(found)
-    pages = _index_pages(cache, doc, imposition, options)
-    cache.put(key, _encode_pages(pages))
-    return pages
+
+    def drawn() -> bytes:
+        return _encode_pages(_index_pages(cache, doc, imposition, options))
+
+    return _decode_pages(cache.fetch(key, drawn))
 
 
 def _index_pages(

@@ -291,11 +291,7 @@ def _board_png(
     if board_art is not None:
         art_digest = f"{board_art.size}:{hashlib.sha256(board_art.tobytes()).hexdigest()}"
     key = cache_key("board", layout, game.game.terrain, art_digest)
-    found = cache.get(key)
-    if found is None:
-        found = art.png_bytes(render_board(game, layout, board_art))
-        cache.put(key, found)
-    return found
+    return cache.fetch(key, lambda: art.png_bytes(render_board(game, layout, board_art)))
 
 
 def _size(image: Image.Image | None) -> tuple[int, int] | None:
