@@ -100,6 +100,16 @@ def test_a_face_stream_does_not_depend_on_its_document() -> None:
     assert alone.chars["IPAexGothic"] and alone.chars["DejaVuSans-Bold"]
 
 
+def grey_difference(one: Image.Image, other: Image.Image) -> tuple[float, float]:
+    """Mean grey level of the difference of two images, and the share of its pixels at 64
+    or more."""
+    difference = ImageChops.difference(one, other).convert("L")
+    histogram = difference.histogram()
+    total = sum(histogram)
+    mean = sum(level * count for level, count in enumerate(histogram)) / total
+    return mean, sum(histogram[64:]) / total
+
+
 PDF_DPI = 144
 """pdftoppm renders the page at this resolution: a 72-point face is 144 pixels tall."""
 
@@ -124,11 +134,7 @@ def test_vector_and_raster_look_the_same(make: Any, tmp_path: Path) -> None:
     from_png = Image.new("RGB", from_pdf.size, (255, 255, 255))
     raster = rasterize(face, pixels)
     from_png.paste(raster, (0, 0), raster if raster.mode == "RGBA" else None)
-    difference = ImageChops.difference(from_pdf, from_png).convert("L")
-    histogram = difference.histogram()
-    total = sum(histogram)
-    mean = sum(level * count for level, count in enumerate(histogram)) / total
-    far = sum(histogram[64:]) / total
+    mean, far = grey_difference(from_pdf, from_png)
     # Anti-aliasing and hinting differ at glyph and shape edges; measured: mean 1.8 to 6.4 and
     # at most 3.8% of pixels far off for these faces, while the same face with its name in the
     # other language gives mean 23 and 9% (a different face: 63 and 80%).
@@ -256,14 +262,10 @@ def test_svg_drawn_by_batik_looks_like_the_raster(make: Any, tmp_path: Path) -> 
     raster = rasterize(face, height).convert("RGBA")
     assert drawn.size == raster.size
     white = Image.new("RGBA", drawn.size, (255, 255, 255, 255))
-    difference = ImageChops.difference(
+    mean, far = grey_difference(
         Image.alpha_composite(white, drawn).convert("L"),
         Image.alpha_composite(white, raster).convert("L"),
     )
-    histogram = difference.histogram()
-    total = sum(histogram)
-    mean = sum(level * count for level, count in enumerate(histogram)) / total
-    far = sum(histogram[64:]) / total
     assert mean < 10.0, mean
     assert far < 0.06, far
 
