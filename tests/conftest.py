@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from compiler.diagnostics import Finding
+from compiler.load.aids import with_aids
+from compiler.load.game import load_game
+from compiler.model.gamedata import GameData
 from compiler.pipeline import check_game
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 SOURCES = REPO / "sources"
+
+
+@cache
+def seed_game(name: str) -> GameData:
+    """A seed game from sources/, with its player aids, loaded once per test run (shared:
+    tests must not change it)."""
+    data = load_game(SOURCES / name).game
+    assert data is not None, name
+    return with_aids(data)[0]
 
 
 def findings_of(folder: Path) -> list[Finding]:

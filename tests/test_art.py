@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -23,21 +22,13 @@ from compiler.backends.art.pieces import (
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.symbols import SYMBOLS, symbol_ops
 from compiler.backends.art.textfit import Room, fit
-from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
+from tests.conftest import seed_game as game
 
 SOURCES = Path(__file__).parent.parent / "sources"
 UNIT_GAMES = ("gcacw", "napoleon", "asia_engulfed", "twilight_in_the_east")
 SIZE = 64
-
-
-@cache
-def game(name: str) -> GameData:
-    """A seed game, loaded once per test run."""
-    data = load_game(SOURCES / name).game
-    assert data is not None, name
-    return data
 
 
 def is_block(data: GameData, unit: Unit) -> bool:

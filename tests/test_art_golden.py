@@ -4,7 +4,6 @@ on a mismatch an actual and a diff image are written; UPDATE_GOLDENS=1 regenerat
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,21 +18,13 @@ from compiler.backends.art.drawing import (
     unit_drawing,
 )
 from compiler.backends.art.raster import rasterize
-from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from tests.conftest import seed_game as game
 from tests.goldens import MAX_BAD_SHARE, check_golden, compare
 
 SOURCES = Path(__file__).parent.parent / "sources"
 GOLDEN = Path(__file__).parent / "golden" / "art"
 HEIGHT = 128
-
-
-@cache
-def game(name: str) -> GameData:
-    """A seed game, loaded once per test run."""
-    data = load_game(SOURCES / name).game
-    assert data is not None, name
-    return data
 
 
 def gcacw_infantry(face: str) -> Drawing:

@@ -27,7 +27,8 @@ from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import PdfDocument
 from compiler.model.common import Text as Words
 from compiler.model.gamedata import GameData
-from tests.test_art_golden import game, gcacw_infantry, tank_killers_card, tite_division
+from tests.conftest import seed_game as game
+from tests.test_art_golden import gcacw_infantry, tank_killers_card, tite_division
 
 
 def pdf_of(*drawings: Drawing, height: float = 72.0, gap: float = 10.0) -> bytes:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -12,21 +11,11 @@ from PIL import Image
 from compiler.backends.art.raster import rasterize
 from compiler.backends.charts.build import all_charts
 from compiler.backends.charts.table import chart_drawing
-from compiler.load.aids import with_aids
-from compiler.load.game import load_game
-from compiler.model.gamedata import GameData
-from tests.conftest import SOURCES
+from tests.conftest import seed_game as game
 from tests.goldens import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "charts"
 WIDTH = 600
-
-
-@cache
-def game(name: str) -> GameData:
-    data = load_game(SOURCES / name).game
-    assert data is not None, name
-    return with_aids(data)[0]
 
 
 def chart_image(name: str, chart_id: str, lang: str = "en") -> Callable[[], Image.Image]:

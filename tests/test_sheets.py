@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import io
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +24,12 @@ from compiler.backends.sheets.impose import impose
 from compiler.backends.sheets.options import MM
 from compiler.backends.sheets.pdf import SheetDoc, render
 from compiler.load.game import load_game
-from compiler.model.gamedata import GameData
+from tests.conftest import seed_game as game
 
 SOURCES = Path(__file__).parent.parent / "sources"
 A4 = (595.2756, 841.8898)
 TOLERANCE = 0.01
 Matrix = tuple[float, float, float, float, float, float]
-
-
-@cache
-def game(name: str) -> GameData:
-    """A seed game, loaded once per test run."""
-    data = load_game(SOURCES / name).game
-    assert data is not None, name
-    return data
 
 
 def sample_doc(total: int, lang: str = "en") -> SheetDoc:
