@@ -76,7 +76,14 @@ class LeaderInfo(Node):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unit(Node):
     id: str = field(metadata=doc("Unit id, stable and human: i-corps-durutte."))
-    name: Text = field(metadata=doc("Name printed on the counter."))
+    name: Text = field(metadata=doc("The unit's name: printed on the counter, shown in the module."))
+    short_name: Text = field(
+        default=NO_TEXT,
+        metadata=doc(
+            "Shorter name printed on the counter or block when the full name would not fit "
+            "(the full name stays the piece's name in the module and on the charts)."
+        ),
+    )
     side: str = field(metadata=doc("Side id."))
     nationality: str = field(default="", metadata=doc("Nationality id."))
     type: str = field(metadata=doc("Unit type id."))

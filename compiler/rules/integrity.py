@@ -190,8 +190,6 @@ def formation_cycles(ctx: Context) -> Iterator[Finding]:
 
 def _value_keys(ctx: Context) -> Iterator[Finding]:
     declared = {v.id for v in ctx.game.game.values}
-    if not declared:
-        return
 
     def unknown(record: Node, prefix: str, values: Mapping[str, Any] | None) -> Iterator[Finding]:
         for key in values or {}:

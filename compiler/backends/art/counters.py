@@ -152,12 +152,20 @@ def _unit_text(slot: Slot, unit: Unit, face: _UnitFace) -> tuple[str | None, int
     if slot.show == "size":
         return top_mark(unit), 1
     if slot.show == "name":
-        return unit.name.get(face.lang), 2
+        return printed_name(unit, face.lang), 2
     if slot.show == "values":
         return value_line(face.values), 1
     if slot.show == "ratings":
         return unit_values(unit, face.values), 1
     return None, 1
+
+
+def printed_name(unit: Unit, lang: str) -> str:
+    """The name on the face: the short name when given (in `lang` where it has that language;
+    a Japanese full name beats an English-only short name), else the full name."""
+    if lang == "ja" and unit.name.ja and not unit.short_name.ja:
+        return unit.name.ja
+    return unit.short_name.get(lang) or unit.name.get(lang)
 
 
 def _cut_line(sketch: Sketch) -> Sketch:
