@@ -10,6 +10,7 @@ from pathlib import Path
 
 from compiler import __version__
 from compiler.diagnostics import finding_json, render_text, summary
+from compiler.newgame import MAP_KINDS, NewGameError, write_game
 from compiler.pipeline import GameReport, UsageError, check_game, resolve_games
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -52,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
+    check.add_argument(
+        "--lang",
+        choices=("en", "ja"),
+        help="language the faces are laid out in to find text that will not fit "
+        "(default: the game's print language)",
+    )
     build = commands.add_parser(
         "build",
         help="validate, then write build/<game>/<game>.vmod",
@@ -91,6 +98,26 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     rules.add_argument("games", nargs="*", metavar="GAME", help="games to include (default: all)")
+    new = commands.add_parser(
+        "new",
+        help="start a new game: a small, complete, commented game to edit",
+        description=(
+            "Write a small, complete game into DIR (a few units, one scenario, rules, a chart) "
+            "that validates and builds as it is; edit it into your game."
+        ),
+    )
+    new.add_argument("folder", type=Path, metavar="DIR", help="folder to create (must not exist)")
+    new.add_argument(
+        "--map",
+        required=True,
+        choices=MAP_KINDS,
+        help="hex: a hex grid; area: areas and boxes; point: towns and roads; cards: a card game",
+    )
+    new.add_argument(
+        "--series", action="store_true", help="a series: one folder, several titles (boxed games)"
+    )
+    new.add_argument("--id", default="", help="game id (default: from DIR, e.g. my-game)")
+    new.add_argument("--title", default="", help="game title (default: from the id)")
     schema = commands.add_parser(
         "schema",
         help="write the JSON Schema of the data files",
@@ -101,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    reports = [check_game(folder) for folder in resolve_games(args.games, args.sources)]
+    folders = resolve_games(args.games, args.sources)
+    reports = [check_game(folder, faces_lang=args.lang or "") for folder in folders]
     if args.format == "json":
         payload = [
             {"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}
@@ -213,6 +241,21 @@ def _rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _new(args: argparse.Namespace) -> int:
+    try:
+        made = write_game(args.folder, args.map, args.series, args.id, args.title)
+    except NewGameError as err:
+        raise UsageError(str(err)) from err
+    kind = f"{args.map}-map {'series' if args.series else 'game'}"
+    _out(f"wrote {made.folder}/: a {kind} `{made.game_id}`")
+    for name in made.files:
+        _out(f"  {name}")
+    _out("next:")
+    _out(f"  countermix validate {made.folder}")
+    _out(f"  countermix build {made.folder}    # build/{made.game_id}/: the module and the PDFs")
+    return EXIT_OK
+
+
 def _schema(args: argparse.Namespace) -> int:
     from compiler.schema import schema_json
 
@@ -234,6 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "build": _build,
         "list": _list,
         "rules": _rules,
+        "new": _new,
         "schema": _schema,
     }
     try:

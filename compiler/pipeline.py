@@ -11,7 +11,7 @@ from typing import Literal
 from compiler.backends.sheets.options import SheetOptions
 from compiler.diagnostics import Finding, Location, Severity, sort_findings
 from compiler.load.aids import player_aids, with_aids
-from compiler.load.game import load_game
+from compiler.load.game import YAML_SUFFIXES, load_game
 from compiler.model.gamedata import GameData
 from compiler.rules.engine import validate
 
@@ -37,18 +37,31 @@ def game_folders(sources: Path) -> list[Path]:
     return sorted(p for p in sources.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
+def is_games_folder(folder: Path) -> bool:
+    """A folder of games rather than one game: no data file at its top, game folders below."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return False
+    visible = [p for p in entries if not p.name.startswith(".")]
+    if any(p.is_file() and p.name.endswith(YAML_SUFFIXES) for p in visible):
+        return False
+    return any(p.is_dir() for p in visible)
+
+
 def resolve_games(names: list[str], sources: Path) -> list[Path]:
-    """Game ids under sources/, or paths of game folders; none means every game."""
+    """Game ids under sources/, paths of game folders, or paths of folders of games (a
+    folder with no data file at its top, like sources/ itself); none means every game."""
     if not names:
         folders = game_folders(sources)
         if not folders:
             raise UsageError(f"no game folders under {sources}")
         return folders
-    resolved = []
+    resolved: list[Path] = []
     for name in names:
         as_path = Path(name)
         if as_path.is_dir():
-            resolved.append(as_path)
+            resolved.extend(game_folders(as_path) if is_games_folder(as_path) else [as_path])
         elif (sources / name).is_dir():
             resolved.append(sources / name)
         else:
@@ -57,11 +70,13 @@ def resolve_games(names: list[str], sources: Path) -> list[Path]:
                 f"no game `{name}` (neither a folder nor a game under {sources})"
                 + (f"; games: {known}" if known else "")
             )
-    return resolved
+    return list(dict.fromkeys(resolved))
 
 
-def check_game(folder: Path) -> GameReport:
-    """Load and validate one game folder; the findings of both stages, sorted."""
+def check_game(folder: Path, faces_lang: str | None = None) -> GameReport:
+    """Load and validate one game folder; the findings of both stages, sorted. With
+    `faces_lang` ("" for the game's own print language), every face is also laid out as the
+    build would lay it out, so text that will not fit is reported here, not first at build."""
     loaded = load_game(folder)
     findings = list(loaded.findings)
     game = loaded.game
@@ -69,6 +84,9 @@ def check_game(folder: Path) -> GameReport:
         findings.extend(validate(game))
         if game.aids_template[2]:  # the game's own template; the shared one is tested
             findings.extend(player_aids(game)[1])
+        if faces_lang is not None:
+            lang = faces_lang or (game.game.print.lang if game.game.print else "en")
+            findings.extend(font_problems(game, lang) or face_findings(game, lang))
     return GameReport(folder, game, sort_findings(findings))
 
 
@@ -112,6 +130,7 @@ def build_game(
     if problems:
         report.findings.extend(problems)
         return report, None
+    report.findings.extend(face_findings(game, options.lang))
     try:
         charts_cache = RenderCache(out_dir / ".cache" / game.game.id / "charts.pack")
         render_charts(game, options, charts_cache)  # the PDF and the module's PNGs in one pass
@@ -119,10 +138,8 @@ def build_game(
     except ArtError as err:
         report.findings.append(err.finding)
         return report, None
-    notes: list[tuple[str, str]] = []
-    write_sheets(game, out_dir / game.game.id, options, notes, out_dir / ".cache" / game.game.id)
+    write_sheets(game, out_dir / game.game.id, options, None, out_dir / ".cache" / game.game.id)
     write_charts(game, out_dir / game.game.id, options)
-    report.findings.extend(overflow_findings(game, notes))
     return report, written
 
 
@@ -171,6 +188,24 @@ def font_problems(game: GameData, lang: str) -> list[Finding]:
                 )
             )
     return problems
+
+
+def face_findings(game: GameData, lang: str) -> list[Finding]:
+    """Every face of the game laid out in `lang` (not drawn): text that had to be shortened
+    to fit its layout slot, as warnings at the record whose text it is. The faces are the ones
+    the print sheets hold, and the module's faces are the same display lists."""
+    from compiler.backends.sheets.build import block_pieces, card_pieces, counter_pieces
+
+    notes: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for pieces in (counter_pieces, block_pieces, card_pieces):
+        for piece in pieces(game, lang):
+            for face in (piece.front, piece.back):
+                if face is None or face.identity in seen:
+                    continue
+                seen.add(face.identity)
+                notes.extend((piece.id, note) for note in face.make().warnings)
+    return overflow_findings(game, notes)
 
 
 def overflow_findings(game: GameData, notes: list[tuple[str, str]]) -> list[Finding]:

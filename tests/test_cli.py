@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -118,3 +119,45 @@ def test_build_puts_piece_faces_in_the_chosen_format(
     units = [n for n in names if n.startswith("images/unit-")]
     assert units and all(n.endswith(f".{images}") for n in units)
     assert any(n.startswith("images/board-") and n.endswith(".png") for n in names)
+
+
+def test_a_folder_of_games_is_read_as_games_not_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "my-games"
+    for name in ("alpha", "beta"):
+        shutil.copytree(DATA / "mini", games / name)
+    code, out, _ = run(["validate", str(games)], capsys)
+    assert code == 0, out
+    assert out.splitlines() == [
+        line for line in out.splitlines() if line.startswith(("alpha: ok", "beta: ok"))
+    ]
+    assert len(out.splitlines()) == 2
+
+
+def test_undeclared_values_are_errors_even_when_the_game_declares_none(
+    mini: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game_file = mini / "game.yaml"
+    text = game_file.read_text(encoding="utf-8")
+    start = text.index("  values:\n")
+    end = text.index("  terrain:\n")
+    game_file.write_text(text[:start] + text[end:], encoding="utf-8")
+    code, out, _ = run(["validate", str(mini)], capsys)
+    assert code == 1
+    assert "error[unknown-value]: value `strength` is not declared" in out
+
+
+def test_validate_reports_the_text_that_the_build_will_shorten(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long = "Extraordinarily Overlong Provisional Division of the Line " * 3
+    replace_in(mini / "units.yaml", "2nd Infantry,", f"{long.strip()},")
+    code, out, _ = run(["validate", str(mini)], capsys)
+    assert code == 0  # a warning, not an error
+    warned = [line for line in out.splitlines() if "warning[text-overflow]" in line]
+    assert len(warned) == 1 and "unit `b-inf-2`" in warned[0]
+    assert warned[0].startswith(f"{mini / 'units.yaml'}:".lstrip("/")) or "units.yaml:" in warned[0]
+    code, out, _ = run(["build", str(mini), "--out", str(tmp_path / "out")], capsys)
+    assert code == 0
+    assert [line for line in out.splitlines() if "warning[text-overflow]" in line] == warned

@@ -21,10 +21,10 @@ from functools import cache
 from pathlib import Path
 
 from compiler.backends.art.fonts import ALL_FONTS, MissingFont, font_path
+from compiler.resources import shipped_layout_files
 
 ART_SOURCES = Path(__file__).parent / "art"
 PDF_SOURCES = Path(__file__).parent / "pdf"
-TEMPLATES = Path(__file__).parents[2] / "templates"
 AGE_LIMIT = 4
 """Builds an entry may go unused before it leaves the pack."""
 
@@ -34,10 +34,10 @@ def renderer_fingerprint() -> str:
     """Hash of the renderers' code, the shared layout templates and the installed fonts (a
     cached face holds the glyph ids and metrics of the font files it was drawn with)."""
     digest = hashlib.sha256()
-    for folder, pattern in ((ART_SOURCES, "*.py"), (PDF_SOURCES, "*.py"), (TEMPLATES, "*.yaml")):
-        for path in sorted(folder.glob(pattern)) if folder.is_dir() else []:
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+    sources = [*sorted(ART_SOURCES.glob("*.py")), *sorted(PDF_SOURCES.glob("*.py"))]
+    for path in [*sources, *shipped_layout_files()]:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
     for font in ALL_FONTS:
         try:
             found = font_path(font)

@@ -21,6 +21,7 @@ from compiler.model.gamedata import GameData
 from compiler.model.layouts import Layout
 from compiler.model.source import SourceFile
 from compiler.model.units import Marker, MarkerSet
+from compiler.resources import shipped_layout_files, templates_dir
 
 YAML_SUFFIXES = (".yaml", ".yml")
 LIST_SECTIONS = (
@@ -118,7 +119,7 @@ def _load_game(folder: Path) -> LoadResult:
         places=places,
         **merged,
     )
-    template, template_findings = read_template(folder, TEMPLATES)
+    template, template_findings = read_template(folder, templates_dir())
     findings.extend(template_findings)
     return LoadResult(dataclasses.replace(data, aids_template=template), findings)
 
@@ -151,16 +152,12 @@ def _single_game(
     return games[0]
 
 
-TEMPLATES = Path(os.environ.get("COUNTERMIX_TEMPLATES", Path(__file__).parents[2] / "templates"))
-
-
 def _template_layouts() -> tuple[tuple[Layout, ...], list[Finding]]:
-    """Reusable layouts from templates/*.yaml (a game's own layout of the same id wins)."""
+    """Reusable layouts from the shipped templates' top-level *.yaml (a game's own layout of the
+    same id wins); the games `countermix new` writes, in templates/new/, are not layouts."""
     layouts: list[Layout] = []
     findings: list[Finding] = []
-    if not TEMPLATES.is_dir():
-        return (), []
-    for path in data_files(TEMPLATES):
+    for path in shipped_layout_files():
         source, found = read_file(path)
         findings.extend(found)
         if source is not None:

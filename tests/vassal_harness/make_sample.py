@@ -1,9 +1,10 @@
 """Write a small hand-made VASSAL 3.6 module (.vmod) for the harness to load.
 
-The module follows /work/shared/vassal/format.md (sections 1, 2, 5, 6 and the example in 9):
-one map "Main Map" with one board "Main" (a 600x500 PNG) and a hex grid numbered CCRR, a
-prototype "Unit", one counter "1st Infantry" in a tray, and a predefined setup "Scenario 1"
-whose embedded save puts that counter in hex 0503.
+The module follows the project's VASSAL format notes (shared/vassal/format.md, kept beside the
+repository; sections 1, 2, 5, 6 and the example in 9): one map "Main Map" with one board
+"Main" (a 600x500 PNG) and a hex grid numbered CCRR, a prototype "Unit", one counter
+"1st Infantry" in a tray, and a predefined setup "Scenario 1" whose embedded save puts that
+counter in hex 0503.
 
 ``--broken KIND`` writes a deliberately broken variant instead:
 

@@ -1,0 +1,32 @@
+"""The files countermix reads at run time, found through the installed package.
+
+They live in the repository's top-level `templates/` folder, which is installed as the
+`compiler.templates` package (pyproject.toml maps it); a wheel installed anywhere finds them the
+same way as a checkout installed in editable mode. Nothing here looks at the working directory.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+
+LAYOUTS = "layouts.yaml"
+PLAYER_AIDS = "player_aids.yaml.j2"
+NEW_GAMES = "new"
+
+
+@cache
+def templates_dir() -> Path:
+    """The folder of the installed `compiler.templates` package."""
+    return Path(str(files("compiler.templates")))
+
+
+def template(name: str) -> Path:
+    """One file (or folder) of the shipped templates."""
+    return templates_dir() / name
+
+
+def shipped_layout_files() -> list[Path]:
+    """The shipped layout files: the templates' top-level *.yaml, sorted."""
+    return sorted(templates_dir().glob("*.yaml"))
