@@ -15,12 +15,15 @@ from compiler.backends.vassal.module import build_module, map_names
 from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from compiler.newgame import MAP_KINDS, write_game
 from compiler.rules.context import scenario_view
 from tests.conftest import DATA, SOURCES
 from tests.vassal_harness.run import run_harness, vassal_available
 
 pytestmark = pytest.mark.slow
 GAMES = [DATA / "mini", *sorted(p for p in SOURCES.iterdir() if p.is_dir())]
+NEW_GAMES = [(kind, series) for kind in MAP_KINDS for series in (False, True)]
+"""The games `countermix new` writes, one per map kind, plain and as a series."""
 Where = tuple[str, str, str]  # (piece id property, map name, location name)
 
 
@@ -52,6 +55,14 @@ def found_places(setup: dict[str, object]) -> Counter[Where]:
         ident = props.get("UnitId") or props.get("MarkerId") or f"?{piece['name']}"
         found[(ident, piece["map"], piece["location"])] += 1
     return found
+
+
+@pytest.mark.parametrize(
+    ("kind", "series"), NEW_GAMES, ids=[f"new-{k}{'-series' * s}" for k, s in NEW_GAMES]
+)
+def test_new_game_loads_and_plays_in_vassal(kind: str, series: bool, tmp_path: Path) -> None:
+    made = write_game(tmp_path / f"new-{kind}", kind, series)
+    test_module_loads_and_plays_in_vassal(made.folder, tmp_path / "out")
 
 
 @pytest.mark.parametrize("folder", GAMES, ids=[p.name for p in GAMES])
