@@ -21,7 +21,7 @@ from compiler.backends.art.pieces import (
 )
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.symbols import SYMBOLS, symbol_ops
-from compiler.backends.art.textfit import Room, fit
+from compiler.backends.art.textfit import Room, fit, wrap
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 from tests.conftest import seed_game as game
@@ -211,3 +211,15 @@ def test_png_encoder_round_trips_every_pixel(mode: str, size: tuple[int, int]) -
     decoded.load()
     assert decoded.mode == mode and decoded.size == size
     assert decoded.tobytes() == image.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("ANZAC戦隊", ["ANZAC戦隊"]),
+        ("第10戦区", ["第10戦区"]),
+        ("射程=PB", ["射程=PB"]),
+    ],
+)
+def test_latin_runs_inside_japanese_stay_whole(text: str, lines: list[str]) -> None:
+    assert wrap(text, 10.0, 0.1, False, "ja") == lines

@@ -7,6 +7,7 @@ caller that text was cut with "…" (a warning for the user, never silent).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compiler.backends.art.fonts import ELLIPSIS, is_cjk, text_width
@@ -114,12 +115,17 @@ def ellipsize(text: str, max_width: float, size: float, bold: bool, lang: str) -
     return ELLIPSIS if text_width(ELLIPSIS, size, bold, lang) <= max_width else ""
 
 
+_CJK_OR_RUN = re.compile("[\u2e80-\U0010ffff]|[^\u2e80-\U0010ffff]+")
+"""One CJK character, or a run of other characters (Latin letters, digits, signs)."""
+
+
 def words(paragraph: str) -> list[str]:
-    """Words of a paragraph; CJK text breaks between any two characters."""
+    """Words of a paragraph; CJK text breaks between any two characters, but a run of Latin
+    letters or digits inside it stays whole (`ANZAC戦隊` → ANZAC, 戦, 隊; `第10戦区` → 第, 10, …)."""
     out: list[str] = []
     for word in paragraph.split():
         if any(is_cjk(char) for char in word):
-            out.extend(word)
+            out.extend(_CJK_OR_RUN.findall(word))
         else:
             out.append(word)
     return out
