@@ -8,7 +8,7 @@ import types
 from collections.abc import Mapping
 from typing import Any, Literal, Union, get_args, get_origin
 
-from compiler.load.convert import _fields, discriminator
+from compiler.load.convert import _fields
 from compiler.model.common import Text
 from compiler.model.source import SourceFile
 
@@ -19,6 +19,17 @@ _SCALARS: dict[Any, dict[str, Any]] = {
     float: {"type": "number"},
     bool: {"type": "boolean"},
 }
+
+
+def is_signature(cls: type, text: str) -> bool:
+    """Whether `text` is the signature a dataclass without a docstring gets as its __doc__."""
+    return text.startswith(f"{cls.__name__}(")
+
+
+def record_description(cls: type) -> str:
+    """A record's docstring on one line; "" when it has none of its own (never its signature)."""
+    text = " ".join((cls.__doc__ or "").split())
+    return "" if is_signature(cls, text) else text
 
 
 class _Builder:
@@ -72,8 +83,9 @@ class _Builder:
             needed = [n for n in names if n in required]
             if needed:
                 body["required"] = needed
-            if cls.__doc__ and discriminator(cls) is None:
-                body["description"] = " ".join(cls.__doc__.split())
+            description = record_description(cls)
+            if description:
+                body["description"] = description
             self.defs[name] = body
         return {"$ref": f"#/$defs/{name}"}
 

@@ -24,9 +24,19 @@ if ((${#missing[@]})); then
 fi
 
 python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
+# pip's own notes (index locations, the editable-install notice) go to a log, shown on failure.
+log=.venv/setup.log
+pip_install() {
+    if ! .venv/bin/python -m pip install --disable-pip-version-check "$@" >>"$log" 2>&1; then
+        cat "$log" >&2
+        echo "setup: pip install $* failed (log: $log)" >&2
+        exit 1
+    fi
+}
+: >"$log"
+pip_install --upgrade pip
 if [ "${1:-}" = "test" ]; then
-    .venv/bin/python -m pip install --quiet -e '.[test]'
+    pip_install -e '.[test]'
 else
-    .venv/bin/python -m pip install --quiet -e .
+    pip_install -e .
 fi

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,7 +103,7 @@ def test_new_validate_build_and_play(installed: Path, tmp_path: Path, kind: str)
     assert again.returncode == 2 and "already exists" in again.stderr
     if not vassal_available():
         pytest.fail("VASSAL's engine is not installed: run scripts/install-vassal.sh")
-    report = run_harness(vmod, props=("UnitId", "MarkerId", "CardId"))
+    report: dict[str, Any] = run_harness(vmod, props=("UnitId", "MarkerId", "CardId"))
     assert report["ok"] is True and report["warnings"] == [], report["warnings"][:5]
     assert report["decodeErrors"] == [] and report["imageErrors"] == []
     assert [d for d in report["dialogs"] if not d["ignored"]] == []

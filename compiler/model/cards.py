@@ -14,6 +14,9 @@ NO_FIELDS: Mapping[str, Scalar] = MappingProxyType({})
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Deck(Node):
+    """A deck of cards under `decks:`: its owner, kind, card back and colour. Cards name the deck
+    they belong to."""
+
     id: str = field(metadata=doc("Deck id."))
     name: Text = field(metadata=doc("Deck name."))
     side: str = field(default="", metadata=doc("Owning side; empty for a shared deck."))
@@ -23,11 +26,16 @@ class Deck(Node):
     back: Text = field(default=NO_TEXT, metadata=doc("Text on the card back."))
     colour: str = field(default="#404040", metadata=doc("Card back colour, #rrggbb."))
     hand: bool = field(default=False, metadata=doc("Cards of this deck go into hands."))
-    layout: str = field(default="", metadata=doc("Layout id (default: the standard card)."))
+    layout: str = field(
+        default="", metadata=doc("Layout id (default: the standard card).", example="standard-card")
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Card(Node):
+    """One card under `cards:`, in the deck it names, with its printed fields, rules text and number
+    of copies."""
+
     id: str = field(metadata=doc("Card id."))
     deck: str = field(metadata=doc("Deck id."))
     name: Text = field(metadata=doc("Card name."))

@@ -10,12 +10,17 @@ from compiler.model.common import NO_TEXT, Node, Scalar, Text, doc
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Column(Node):
+    """A column of a chart, under a chart's `columns:`: an id and its heading."""
+
     id: str = field(metadata=doc("Column id."))
     label: Text = field(metadata=doc("Column heading."))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Row(Node):
+    """A row of a chart, under a chart's `rows:`: its heading and one cell per column, optionally
+    with shaded cells and counter images."""
+
     label: Text = field(metadata=doc("Row heading."))
     cells: tuple[Scalar | Text, ...] = field(metadata=doc("One cell per column."))
     terrain: str = field(default="", metadata=doc("Terrain id (terrain-effects charts)."))
@@ -24,19 +29,25 @@ class Row(Node):
         default=(),
         metadata=doc(
             "Unit ids drawn as counter images in the row (`id:back` for the back side); "
-            "a chart with pieces gets a column of them."
+            "a chart with pieces gets a column of them.",
+            example="[fr-guard-light-cav, 'nl-perponcher:back']",
         ),
     )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Chart(Node):
+    """A chart or table under `charts:` (terrain effects, combat results ...) as columns, rows and
+    footnotes; drawn on the chart sheets and in the module."""
+
     id: str = field(metadata=doc("Chart id."))
     name: Text = field(metadata=doc("Chart title."))
     kind: Literal["table", "terrain", "combat", "other"] = field(
         default="table", metadata=doc("Chart kind.")
     )
-    title: str = field(default="", metadata=doc("Series title the chart belongs to."))
+    title: str = field(
+        default="", metadata=doc("Series title the chart belongs to.", example="HCR")
+    )
     reference: str = field(default="", metadata=doc("Rulebook section, e.g. 7.4."))
     corner: Text = field(default=NO_TEXT, metadata=doc("Text of the top-left cell."))
     columns: tuple[Column, ...] = field(metadata=doc("Columns."))

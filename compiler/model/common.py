@@ -18,9 +18,10 @@ INTERNAL: Mapping[str, Any] = MappingProxyType({"internal": True})
 EMPTY_LOCS: Mapping[str, tuple[int, int]] = MappingProxyType({})
 
 
-def doc(text: str, **extra: Any) -> dict[str, Any]:
-    """Field metadata: a description for the JSON Schema and the docs."""
-    return {"doc": text, **extra}
+def doc(text: str, *, example: str = "", **extra: Any) -> dict[str, Any]:
+    """Field metadata: a description for the JSON Schema and the docs. `example`, a value written
+    as YAML, shows the key in docs/reference/ where no seed game under sources/ writes it."""
+    return {"doc": text, **({"example": example} if example else {}), **extra}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

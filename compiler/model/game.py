@@ -14,6 +14,9 @@ NO_PARAMS: Mapping[str, Number] = MappingProxyType({})
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Side(Node):
+    """A side (player) of the game, listed under `game: sides:`. Nationalities, formations, units,
+    boxes and decks name their side by its id."""
+
     id: str = field(metadata=doc("Side id, e.g. union, french, allied."))
     name: Text = field(metadata=doc("Side name."))
     colour: str = field(default="#808080", metadata=doc("Colour as #rrggbb."))
@@ -21,11 +24,19 @@ class Side(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ColourVariant(Node):
+    """Other colours for a nationality's units that carry a tag, under a nationality's `variants:`
+    (e.g. the French Guard's green label centre). A colour left empty keeps the nationality's."""
+
     tag: str = field(
         metadata=doc("Units of the nationality carrying this tag (e.g. guard) use it.")
     )
-    colour: str = field(default="", metadata=doc("Background colour, #rrggbb; empty: unchanged."))
-    text_colour: str = field(default="", metadata=doc("Text colour, #rrggbb; empty: unchanged."))
+    colour: str = field(
+        default="",
+        metadata=doc("Background colour, #rrggbb; empty: unchanged.", example="'#1b5e20'"),
+    )
+    text_colour: str = field(
+        default="", metadata=doc("Text colour, #rrggbb; empty: unchanged.", example="'#ffffff'")
+    )
     centre_colour: str = field(
         default="", metadata=doc("Block label centre colour, #rrggbb; empty: unchanged.")
     )
@@ -42,6 +53,9 @@ class UnitColours:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Nationality(Node):
+    """A nationality under `game: nationalities:`: the side it fights for and the colours its
+    counters or block labels are printed in."""
+
     id: str = field(metadata=doc("Nationality id, e.g. prussian, dutch, ru."))
     name: Text = field(metadata=doc("Nationality name."))
     side: str = field(metadata=doc("The side this nationality fights for."))
@@ -74,6 +88,9 @@ class Nationality(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Die(Node):
+    """A dice button of the VASSAL module, under `game: dice:`, e.g. `2d6`: two six-sided dice
+    rolled together."""
+
     id: str = field(metadata=doc("Dice button id, e.g. 1d6, 2d6, 1d10."))
     count: int = field(default=1, metadata=doc("Number of dice rolled."))
     faces: int = field(default=6, metadata=doc("Faces per die."))
@@ -82,6 +99,9 @@ class Die(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Turn(Node):
+    """One box of the turn record track, under `game: turns:`, numbered from 1, with its label, date
+    and marks."""
+
     n: int = field(metadata=doc("Turn number, counting from 1."))
     label: Text = field(default=NO_TEXT, metadata=doc("Label on the turn track."))
     date: str = field(default="", metadata=doc("Date or period, e.g. 1862-06-27, 'Aug 1914'."))
@@ -94,6 +114,10 @@ class Turn(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ValueDef(Node):
+    """A value printed on counters or kept in the setup state, under `game: values:` (combat value,
+    manpower, fatigue ...). Units' `front` and `back` and setup `state` use only the ids declared
+    here."""
+
     id: str = field(metadata=doc("Value id used in unit faces and setup states."))
     name: Text = field(metadata=doc("Value name."))
     kind: Literal["number", "text"] = field(default="number", metadata=doc("Value kind."))
@@ -103,7 +127,8 @@ class ValueDef(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Title(Node):
-    """One title of a series (GCACW: SJW, HCR, RTG, ...), overriding series parameters."""
+    """One title of a series, under `game: titles:` (GCACW: SJW, HCR, RTG, ...). Its `params`
+    override the game's for records that carry its id in `title:`."""
 
     id: str = field(metadata=doc("Title id, e.g. RTG."))
     name: Text = field(metadata=doc("Title name."))
@@ -116,6 +141,9 @@ class Title(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TerrainType(Node):
+    """A terrain type under `game: terrain:`; sheets, hexes and areas name it by id, and hexside
+    features (rivers, roads) are terrain types too."""
+
     id: str = field(metadata=doc("Terrain id, e.g. clear, woods, mountain, sea."))
     name: Text = field(metadata=doc("Terrain name."))
     colour: str = field(default="#e8e0c8", metadata=doc("Board colour, #rrggbb."))
@@ -125,27 +153,43 @@ class TerrainType(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrintSettings(Node):
-    """How this game's sheets are printed (the command line can override each)."""
+    """How this game's counter and card sheets are printed, under `game: print:`; the command line
+    can override each setting."""
 
     counter_size: str = field(
-        default="5/8in", metadata=doc("Counter size: 1/2in, 9/16in, 5/8in, 3/4in, 1in or 16mm.")
+        default="5/8in",
+        metadata=doc("Counter size: 1/2in, 9/16in, 5/8in, 3/4in, 1in or 16mm.", example="9/16in"),
     )
-    paper: Literal["A4", "Letter"] = field(default="A4", metadata=doc("Paper size."))
-    margin_mm: float = field(default=10.0, metadata=doc("Page margin in mm."))
-    gutter_mm: float = field(default=0.0, metadata=doc("Space between counters (0: edge to edge)."))
-    bleed_mm: float = field(default=1.0, metadata=doc("Bleed in mm."))
+    paper: Literal["A4", "Letter"] = field(
+        default="A4", metadata=doc("Paper size.", example="Letter")
+    )
+    margin_mm: float = field(default=10.0, metadata=doc("Page margin in mm.", example="12"))
+    gutter_mm: float = field(
+        default=0.0, metadata=doc("Space between counters (0: edge to edge).", example="1.5")
+    )
+    bleed_mm: float = field(default=1.0, metadata=doc("Bleed in mm.", example="0"))
     duplex: Literal["mirror", "gutter-fold", "none"] = field(
-        default="mirror", metadata=doc("Backs on mirrored pages, folded, or none.")
+        default="mirror",
+        metadata=doc("Backs on mirrored pages, folded, or none.", example="gutter-fold"),
     )
     back_offset_mm: tuple[float, float] = field(
-        default=(0.0, 0.0), metadata=doc("Shift of back pages (x, y) in mm for your printer.")
+        default=(0.0, 0.0),
+        metadata=doc("Shift of back pages (x, y) in mm for your printer.", example="[0.5, -0.3]"),
     )
-    card_size: str = field(default="63x88mm", metadata=doc("Card size (poker: 63x88mm)."))
-    lang: Literal["en", "ja"] = field(default="en", metadata=doc("Language of printed text."))
+    card_size: str = field(
+        default="63x88mm", metadata=doc("Card size (poker: 63x88mm).", example="57x89mm")
+    )
+    lang: Literal["en", "ja"] = field(
+        default="en", metadata=doc("Language of printed text.", example="ja")
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Game(Node):
+    """The game itself, under `game:` in exactly one file: its id and title, sides,
+    nationalities, dice, turn track, values, terrain and parameters. A series (GCACW) also lists
+    its titles here."""
+
     id: str = field(metadata=doc("Game id; equals the folder name under sources/."))
     title: Text = field(metadata=doc("Game title, English and Japanese."))
     version: str = field(default="0.1", metadata=doc("Version of this data / module."))
@@ -167,4 +211,7 @@ class Game(Node):
         metadata=doc("Named numbers that constraints refer to as $name."),
     )
     titles: tuple[Title, ...] = field(default=(), metadata=doc("Titles of a series."))
-    print: PrintSettings | None = field(default=None, metadata=doc("Print sheet settings."))
+    print: PrintSettings | None = field(
+        default=None,
+        metadata=doc("Print sheet settings.", example="{counter_size: 1/2in, paper: Letter}"),
+    )

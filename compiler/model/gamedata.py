@@ -35,6 +35,9 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class GameData:
+    """A whole game as the checks and back ends see it: every record of every data file merged, with
+    lookups by id. Built by the loader and frozen after loading; not written in YAML."""
+
     root: str
     files: tuple[str, ...]
     game: Game

@@ -34,6 +34,10 @@ NO_VALUES: Mapping[str, Scalar] = MappingProxyType({})
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UnitType(Node):
+    """A kind of piece under `unit_types:` (infantry, cavalry, leader, supply train ...): its
+    category, the symbol drawn on it, and whether it is a counter or a block. Every unit names its
+    type."""
+
     id: str = field(metadata=doc("Unit type id, e.g. infantry, lba, corps-train."))
     name: Text = field(metadata=doc("Unit type name."))
     category: Literal["combat", "leader", "supply", "fortress", "air", "naval", "other"] = field(
@@ -41,11 +45,17 @@ class UnitType(Node):
     )
     symbol: Symbol = field(default="none", metadata=doc("NATO-style symbol drawn on the counter."))
     shape: Literal["counter", "block"] = field(default="counter", metadata=doc("Counter or block."))
-    layout: str = field(default="", metadata=doc("Layout id (default: the standard one)."))
+    layout: str = field(
+        default="",
+        metadata=doc("Layout id (default: the standard one).", example="standard-leader"),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Formation(Node):
+    """An army, corps, division or brigade under `formations:`; `parent` links it into the order of
+    battle, and units name the formation they belong to."""
+
     id: str = field(metadata=doc("Formation id, e.g. usa-v-corps."))
     name: Text = field(metadata=doc("Formation name."))
     side: str = field(metadata=doc("Side id."))
@@ -64,6 +74,9 @@ class Formation(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeaderInfo(Node):
+    """What makes a unit a leader, under a unit's `leader:`: its level, the formation it commands
+    and its ratings."""
+
     kind: Literal["army", "area", "corps", "division", "cavalry", "other"] = field(
         metadata=doc("Leader level.")
     )
@@ -75,8 +88,13 @@ class LeaderInfo(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unit(Node):
+    """One unit under `units:`: a counter or a block (a leader is a unit with `leader:`), with its
+    side, type, front and back values and how many copies the counter mix holds."""
+
     id: str = field(metadata=doc("Unit id, stable and human: i-corps-durutte."))
-    name: Text = field(metadata=doc("The unit's name: printed on the counter, shown in the module."))
+    name: Text = field(
+        metadata=doc("The unit's name: printed on the counter, shown in the module.")
+    )
     short_name: Text = field(
         default=NO_TEXT,
         metadata=doc(
@@ -109,7 +127,8 @@ class Unit(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MarkerSet(Node):
-    """A family of markers; with `values` it expands to one marker per value."""
+    """A family of markers under `markers:` (strength, fatigue, turn ...); with `values` it expands
+    to one marker per value, with ids `<id>-<value>`."""
 
     id: str = field(metadata=doc("Marker id; with values, markers are <id>-<value>."))
     name: Text = field(metadata=doc("Marker name."))
@@ -120,7 +139,10 @@ class MarkerSet(Node):
     back: Text = field(default=NO_TEXT, metadata=doc("Text on the back side, if two-sided."))
     copies: int = field(default=1, metadata=doc("Copies of each marker in the counter mix."))
     colour: str = field(default="#ffffff", metadata=doc("Background colour, #rrggbb."))
-    layout: str = field(default="", metadata=doc("Layout id (default: the standard marker)."))
+    layout: str = field(
+        default="",
+        metadata=doc("Layout id (default: the standard marker).", example="standard-marker"),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

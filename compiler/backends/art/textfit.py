@@ -121,7 +121,7 @@ _CJK_OR_RUN = re.compile("[\u2e80-\U0010ffff]|[^\u2e80-\U0010ffff]+")
 
 def words(paragraph: str) -> list[str]:
     """Words of a paragraph; CJK text breaks between any two characters, but a run of Latin
-    letters or digits inside it stays whole (`ANZAC戦隊` → ANZAC, 戦, 隊; `第10戦区` → 第, 10, …)."""
+    letters or digits inside it stays whole (`ANZAC戦隊` → ANZAC, 戦, 隊; `第10戦区` → 第, 10 …)."""
     out: list[str] = []
     for word in paragraph.split():
         if any(is_cjk(char) for char in word):
