@@ -246,8 +246,8 @@ def _new(args: argparse.Namespace) -> int:
         made = write_game(args.folder, args.map, args.series, args.id, args.title)
     except NewGameError as err:
         raise UsageError(str(err)) from err
-    kind = f"{args.map}-map {'series' if args.series else 'game'}"
-    _out(f"wrote {made.folder}/: a {kind} `{made.game_id}`")
+    what = "series" if args.series else "game"
+    _out(f"wrote {made.folder}/: {what} `{made.game_id}` on a map of kind {args.map}")
     for name in made.files:
         _out(f"  {name}")
     _out("next:")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 LAYOUTS = "layouts.yaml"
 PLAYER_AIDS = "player_aids.yaml.j2"
-NEW_GAMES = "new"
+NEW_GAMES = "new-game"
 
 
 @cache

@@ -154,7 +154,7 @@ def _single_game(
 
 def _template_layouts() -> tuple[tuple[Layout, ...], list[Finding]]:
     """Reusable layouts from the shipped templates' top-level *.yaml (a game's own layout of the
-    same id wins); the games `countermix new` writes, in templates/new/, are not layouts."""
+    same id wins); the games `countermix new` writes, in templates/new-game/, are not layouts."""
     layouts: list[Layout] = []
     findings: list[Finding] = []
     for path in shipped_layout_files():
