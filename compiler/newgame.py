@@ -3,9 +3,9 @@
 The games are Jinja2 templates shipped in the package, `templates/new-game/<kind>/**/*.j2` (a
 folder name that is not a Python identifier, so setuptools does not take its subfolders for
 packages). Each file is rendered with the game's id, its title and whether it is a series, and
-written without its `.j2` suffix. Everything is rendered in memory first and written into a hidden sibling
-folder that is renamed into place at the end, so the destination is either the whole game or
-untouched; an existing folder with anything in it is never written into.
+written without its `.j2` suffix. Everything is rendered in memory first and written into a
+hidden sibling folder that is renamed into place at the end, so the destination is either the
+whole game or untouched; an existing folder with anything in it is never written into.
 """
 
 from __future__ import annotations
