@@ -22,6 +22,7 @@ from compiler.backends.art.fonts import MissingFont, text_width
 from compiler.backends.art.pieces import counter_faces
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
+from compiler.backends.art.textfit import fit
 from compiler.backends.pdf import ttf
 from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import PdfDocument
@@ -188,6 +189,7 @@ def test_missing_japanese_font_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("COUNTERMIX_FONTS", raising=False)
     with pytest.raises(MissingFont, match="fonts-ipaexfont-gothic"):
         text_width("第2戦隊", 1.0)
+    fit.cache_clear()  # fitted text is remembered per process (the fonts do not change)
     with pytest.raises(MissingFont, match="IPAexGothic"):
         unit_drawing(
             game("twilight_in_the_east"), game("twilight_in_the_east").units[0], "front", "ja"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from compiler.backends.art.fonts import ELLIPSIS, is_cjk, text_width
+from compiler.backends.art.fonts import ELLIPSIS, has_cjk, is_cjk, text_width
 
 LINE_PITCH = 1.1
 SHRINK = 0.95
@@ -55,6 +56,7 @@ def sizes(start: float, floor: float) -> list[float]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
 def fit(text: str, room: Room) -> Fitted:
     """The largest size at which `text` fits the room whole; at the minimum size, cut with "…"."""
     candidates = sizes(room.size, room.min_size)
@@ -124,7 +126,7 @@ def words(paragraph: str) -> list[str]:
     letters or digits inside it stays whole (`ANZAC戦隊` → ANZAC, 戦, 隊; `第10戦区` → 第, 10 …)."""
     out: list[str] = []
     for word in paragraph.split():
-        if any(is_cjk(char) for char in word):
+        if has_cjk(word):
             out.extend(_CJK_OR_RUN.findall(word))
         else:
             out.append(word)
