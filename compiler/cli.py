@@ -129,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _validate(args: argparse.Namespace) -> int:
     folders = resolve_games(args.games, args.sources)
-    reports = [check_game(folder, faces_lang=args.lang or "") for folder in folders]
+    reports = [check_game(folder, build_lang=args.lang or "") for folder in folders]
     if args.format == "json":
         payload = [
             {"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}
@@ -148,13 +148,17 @@ def _print_report(report: GameReport) -> None:
         _out()
     game = report.game
     size = (
-        f" ({len(game.units)} units, {len(game.scenarios)} scenarios, "
-        f"{len(game.constraints)} rules)"
+        f" ({_count(len(game.units), 'unit')}, {_count(len(game.scenarios), 'scenario')}, "
+        f"{_count(len(game.constraints), 'rule')})"
         if game
         else ""
     )
     verdict = "ok" if not report.findings else summary(report.findings)
     _out(f"{report.folder.name}: {verdict}{size}")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _sheet_changes(args: argparse.Namespace) -> dict[str, object]:

@@ -73,10 +73,11 @@ def resolve_games(names: list[str], sources: Path) -> list[Path]:
     return list(dict.fromkeys(resolved))
 
 
-def check_game(folder: Path, faces_lang: str | None = None) -> GameReport:
+def check_game(folder: Path, build_lang: str | None = None) -> GameReport:
     """Load and validate one game folder; the findings of both stages, sorted. With
-    `faces_lang` ("" for the game's own print language), every face is also laid out as the
-    build would lay it out, so text that will not fit is reported here, not first at build."""
+    `build_lang` ("" for the game's own print language), also what the build checks before it
+    writes anything: board art, print settings, fonts, and every face laid out as the build
+    lays it out (text that will not fit), so a clean `validate` means a clean build."""
     loaded = load_game(folder)
     findings = list(loaded.findings)
     game = loaded.game
@@ -84,10 +85,33 @@ def check_game(folder: Path, faces_lang: str | None = None) -> GameReport:
         findings.extend(validate(game))
         if game.aids_template[2]:  # the game's own template; the shared one is tested
             findings.extend(player_aids(game)[1])
-        if faces_lang is not None:
-            lang = faces_lang or (game.game.print.lang if game.game.print else "en")
-            findings.extend(font_problems(game, lang) or face_findings(game, lang))
+        if build_lang is not None and not any(f.severity is Severity.ERROR for f in findings):
+            changes = {"lang": build_lang} if build_lang else {}
+            findings.extend(build_checks(game, None, changes)[1])
     return GameReport(folder, game, sort_findings(findings))
+
+
+def build_checks(
+    game: GameData, sheets: SheetOptions | None, changes: Mapping[str, object]
+) -> tuple[SheetOptions | None, list[Finding]]:
+    """What the build checks before it draws: board art, print settings and fonts (errors),
+    then every face laid out in the print language (text-overflow warnings). The sheet options
+    are `sheets`, else the game's `print:` settings with `changes`; None when they are bad."""
+    from compiler.backends.vassal.boardart import check_board_art
+
+    problems = check_board_art(game)
+    options: SheetOptions | None = None
+    try:
+        options = _with_changes(sheets or SheetOptions.from_settings(game.game.print), changes)
+    except ValueError as err:
+        where = game.game.print.loc if game.game.print else game.game.loc
+        hint = "counter sizes are 1/2in, 9/16in, 5/8in, 3/4in, 1in or NNmm"
+        problems.append(Finding("print-settings", where, str(err), hint))
+    if options is not None:
+        problems.extend(font_problems(game, options.lang))
+    if problems or options is None:
+        return options, problems
+    return options, face_findings(game, options.lang)
 
 
 def build_game(
@@ -107,30 +131,13 @@ def build_game(
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
-    from compiler.backends.vassal.boardart import check_board_art
     from compiler.backends.vassal.module import ArtError, build_module
 
     game, problems = with_aids(report.game)
-    problems.extend(check_board_art(game))
-    try:
-        options = sheets or SheetOptions.from_settings(game.game.print)
-        options = _with_changes(options, changes or {})
-    except ValueError as err:
-        where = game.game.print.loc if game.game.print else game.game.loc
-        problems.append(
-            Finding(
-                "print-settings",
-                where,
-                str(err),
-                "counter sizes are 1/2in, 9/16in, 5/8in, 3/4in, 1in or NNmm",
-            )
-        )
-    if not problems:
-        problems = font_problems(game, options.lang)
-    if problems:
-        report.findings.extend(problems)
+    options, checked = build_checks(game, sheets, changes or {})
+    report.findings.extend(problems + checked)
+    if options is None or report.errors:
         return report, None
-    report.findings.extend(face_findings(game, options.lang))
     try:
         charts_cache = RenderCache(out_dir / ".cache" / game.game.id / "charts.pack")
         render_charts(game, options, charts_cache)  # the PDF and the module's PNGs in one pass
@@ -204,8 +211,16 @@ def face_findings(game: GameData, lang: str) -> list[Finding]:
                 if face is None or face.identity in seen:
                     continue
                 seen.add(face.identity)
-                notes.extend((piece.id, note) for note in face.make().warnings)
+                try:
+                    notes.extend((piece.id, note) for note in face.make().warnings)
+                except ValueError as err:  # a face that cannot be drawn at all
+                    return [_art_error(game, piece.id, err)]
     return overflow_findings(game, notes)
+
+
+def _art_error(game: GameData, piece_id: str, err: ValueError) -> Finding:
+    place = next((u.loc for u in game.units if u.id == piece_id), Location(game.root))
+    return Finding("art-error", place, f"`{piece_id}` cannot be drawn: {err}", "")
 
 
 def overflow_findings(game: GameData, notes: list[tuple[str, str]]) -> list[Finding]:

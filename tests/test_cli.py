@@ -161,3 +161,37 @@ def test_validate_reports_the_text_that_the_build_will_shorten(
     code, out, _ = run(["build", str(mini), "--out", str(tmp_path / "out")], capsys)
     assert code == 0
     assert [line for line in out.splitlines() if "warning[text-overflow]" in line] == warned
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "rule"),
+    [
+        (
+            "game.yaml",
+            "    max_manpower: 18\n",
+            "    max_manpower: 18\n  print: {counter_size: 7/8in}\n",
+            "print-settings",
+        ),
+        (
+            "map.yaml",
+            "    kind: hex\n",
+            "    kind: hex\n    art: {image: board.png}\n",
+            "board-image",
+        ),
+    ],
+)
+def test_validate_reports_what_the_build_would_refuse(
+    mini: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    file: str,
+    old: str,
+    new: str,
+    rule: str,
+) -> None:
+    replace_in(mini / file, old, new)
+    code, out, _ = run(["validate", str(mini)], capsys)
+    assert code == 1 and f"error[{rule}]" in out
+    code, built, _ = run(["build", str(mini), "--out", str(tmp_path / "out")], capsys)
+    assert code == 1 and f"error[{rule}]" in built
+    assert not (tmp_path / "out").exists()

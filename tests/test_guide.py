@@ -98,9 +98,9 @@ def options(words: list[str]) -> tuple[str, list[str], list[tuple[str, int, int]
         elif key == "expect":
             expect = sorted(value.split(","))
         elif key == "with":
-            name, size = value.split("=")
+            image, size = value.split("=")
             width, height = size.split("x")
-            images.append((name, int(width), int(height)))
+            images.append((image, int(width), int(height)))
     return name, expect, images
 
 
@@ -129,7 +129,7 @@ def run_data_check(example: Example, tmp_path: Path) -> tuple[Path, list[Finding
         Image.new("RGB", (width, height), (230, 220, 190)).save(folder / name)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(example.body, encoding="utf-8")
-    report = check_game(folder, faces_lang="")
+    report = check_game(folder, build_lang="")
     got = sorted(f.rule for f in report.findings)
     lines = "\n".join(shown(f, folder) for f in report.findings)
     assert got == expect, f"guide line {example.line}: {lines}"

@@ -29,7 +29,7 @@ def test_new_game_validates_clean_in_both_languages(
     made = write_game(tmp_path / "my-game", kind, series)
     assert made.game_id == "my-game" and "game.yaml" in made.files
     for lang in ("en", "ja"):
-        report = check_game(made.folder, faces_lang=lang)
+        report = check_game(made.folder, build_lang=lang)
         assert report.game is not None
         assert [f.message for f in report.findings] == [], lang
     game = check_game(made.folder).game
