@@ -1,9 +1,16 @@
 """countermix: compile board-wargame data into VASSAL modules, print sheets and charts."""
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-try:
-    __version__ = version("countermix")
-    """The installed distribution's version (pyproject.toml is the one place it is written)."""
-except PackageNotFoundError:  # run from a checkout that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    """`__version__`, read from the installed distribution's metadata when first asked for
+    (pyproject.toml is the one place it is written; importing the package stays instant)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("countermix")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"

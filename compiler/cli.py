@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from compiler import __version__
+from compiler.backends.files import OutputError
 from compiler.diagnostics import finding_json, render_text, summary
 from compiler.newgame import MAP_KINDS, NewGameError, write_game
-from compiler.pipeline import GameReport, UsageError, check_game, resolve_games
+from compiler.pipeline import GameReport, UsageError, check_game, check_games, resolve_games
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _out(text: str = "") -> None:
@@ -22,6 +25,17 @@ def _out(text: str = "") -> None:
 
 def _err(text: str) -> None:
     sys.stderr.write(f"countermix: {text}\n")
+
+
+def _length(text: str) -> float:
+    """A length in mm on the command line: a finite number, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of mm") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a finite length of 0 mm or more")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,9 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     sheets.add_argument("--paper", choices=("A4", "Letter"), help="paper size")
     sheets.add_argument("--counter-size", help="1/2in, 9/16in, 5/8in, 3/4in, 1in or e.g. 16mm")
     sheets.add_argument("--card-size", help="card size, e.g. 63x88mm")
-    sheets.add_argument("--margin", type=float, metavar="MM", help="page margin in mm")
-    sheets.add_argument("--gutter", type=float, metavar="MM", help="space between counters")
-    sheets.add_argument("--bleed", type=float, metavar="MM", help="bleed in mm")
+    sheets.add_argument("--margin", type=_length, metavar="MM", help="page margin in mm")
+    sheets.add_argument("--gutter", type=_length, metavar="MM", help="space between counters")
+    sheets.add_argument("--bleed", type=_length, metavar="MM", help="bleed in mm")
     sheets.add_argument("--no-cut-marks", action="store_true", help="leave out cut marks")
     sheets.add_argument("--duplex", choices=("mirror", "gutter-fold", "none"), help="backs")
     sheets.add_argument("--back-offset", metavar="X,Y", help="shift of back pages in mm")
@@ -129,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _validate(args: argparse.Namespace) -> int:
     folders = resolve_games(args.games, args.sources)
-    reports = [check_game(folder, build_lang=args.lang or "") for folder in folders]
+    reports = check_games(folders, build_lang=args.lang or "")
     if args.format == "json":
         payload = [
             {"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}
@@ -191,22 +205,28 @@ def _sheet_changes(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from compiler.pipeline import build_game
+    from compiler.pipeline import build_checked
 
     failed = False
     changes = _sheet_changes(args)
-    for folder in resolve_games(args.games, args.sources):
-        report, written = build_game(
-            folder, args.out, changes=changes, piece_images=args.piece_images
+    reports = check_games(resolve_games(args.games, args.sources))
+    for report in reports:
+        name = report.folder.name
+        report, written = build_checked(
+            report,
+            args.out,
+            changes=changes,
+            piece_images=args.piece_images,
+            waiting=partial(_err, f"{name}: another build of this game is running; waiting"),
         )
         for finding in report.findings:
             _out(render_text(finding))
             _out()
         if written is None:
             failed = True
-            _out(f"{folder.name}: not built ({summary(report.findings)}); previous outputs kept")
+            _out(f"{name}: not built ({summary(report.findings)}); previous outputs kept")
         else:
-            _out(f"{folder.name}: wrote {written}")
+            _out(f"{name}: wrote {written}")
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -286,8 +306,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         return handlers[args.command](args)
-    except UsageError as err:
+    except (UsageError, OutputError) as err:
         _err(str(err))
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return EXIT_INTERRUPTED

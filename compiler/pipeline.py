@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
 from compiler.backends.sheets.options import SheetOptions
-from compiler.diagnostics import Finding, Location, Severity, sort_findings
+from compiler.diagnostics import Finding, Location, Related, Severity, sort_findings
 from compiler.load.aids import player_aids, with_aids
 from compiler.load.game import YAML_SUFFIXES, load_game
 from compiler.model.gamedata import GameData
@@ -121,33 +122,99 @@ def build_game(
     changes: Mapping[str, object] | None = None,
     piece_images: Literal["svg", "png"] = "svg",
 ) -> tuple[GameReport, Path | None]:
-    """Validate, then write the module and the print sheets into out_dir/<game>/; nothing is
-    written when the data has errors. Sheet options are `sheets`, else the game's `print:`
-    settings with the command line's `changes`. Text that had to be shortened is a warning.
-    The module's piece faces are SVG (sharp at every zoom) or PNG (`piece_images`)."""
-    report = check_game(folder)
+    """Validate one game folder, then build it (see build_checked)."""
+    return build_checked(check_game(folder), out_dir, sheets, changes, piece_images)
+
+
+def build_checked(
+    report: GameReport,
+    out_dir: Path,
+    sheets: SheetOptions | None = None,
+    changes: Mapping[str, object] | None = None,
+    piece_images: Literal["svg", "png"] = "svg",
+    waiting: Callable[[], None] = lambda: None,
+) -> tuple[GameReport, Path | None]:
+    """Write the module, the print sheets and the charts of a validated game into
+    out_dir/<game>/ as one set (the previous set stays whole until the new one is complete);
+    nothing is written when the data has errors. Sheet options are `sheets`, else the game's
+    `print:` settings with the command line's `changes`; text that had to be shortened is a
+    warning; piece faces are SVG (sharp at every zoom) or PNG (`piece_images`). One build of
+    a game at a time: `waiting()` is called when another holds its lock. An output that cannot
+    be written raises OutputError."""
     if report.game is None or report.errors:
         return report, None
-    from compiler.backends.charts.build import render_charts, write_charts
-    from compiler.backends.rendercache import RenderCache
-    from compiler.backends.sheets.build import write_sheets
-    from compiler.backends.vassal.module import ArtError, build_module
+    from compiler.backends.files import build_lock, output_error, recover, replace_folder
+    from compiler.backends.vassal.module import ArtError
 
     game, problems = with_aids(report.game)
     options, checked = build_checks(game, sheets, changes or {})
     report.findings.extend(problems + checked)
     if options is None or report.errors:
         return report, None
+    game_id = game.game.id
+    target = out_dir / game_id
     try:
-        charts_cache = RenderCache(out_dir / ".cache" / game.game.id / "charts.pack")
-        render_charts(game, options, charts_cache)  # the PDF and the module's PNGs in one pass
-        written = build_module(game, out_dir, options.lang, piece_images)
+        with build_lock(out_dir / ".cache", game_id, waiting):
+            recover(target)
+            replace_folder(target, partial(_write_outputs, game, options, out_dir, piece_images))
     except ArtError as err:
         report.findings.append(err.finding)
         return report, None
-    write_sheets(game, out_dir / game.game.id, options, None, out_dir / ".cache" / game.game.id)
-    write_charts(game, out_dir / game.game.id, options)
-    return report, written
+    except OSError as err:
+        raise output_error(err, target) from err
+    return report, target / f"{game_id}.vmod"
+
+
+def _write_outputs(
+    game: GameData,
+    options: SheetOptions,
+    out_dir: Path,
+    piece_images: Literal["svg", "png"],
+    folder: Path,
+) -> None:
+    """Every output of one game into `folder`; the caches stay in out_dir/.cache/<game>/."""
+    from compiler.backends.charts.build import render_charts, write_charts
+    from compiler.backends.rendercache import RenderCache
+    from compiler.backends.sheets.build import write_sheets
+    from compiler.backends.vassal.module import build_module
+
+    cache = out_dir / ".cache" / game.game.id
+    render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs in one pass
+    build_module(game, out_dir, options.lang, piece_images, folder)
+    write_sheets(game, folder, options, None, cache)
+    write_charts(game, folder, options)
+
+
+def check_games(folders: list[Path], build_lang: str | None = None) -> list[GameReport]:
+    """check_game for each folder; two folders that declare the same game id are an error in
+    both (they would write the same build/<id>/), found before anything is written."""
+    reports = [check_game(folder, build_lang) for folder in folders]
+    by_id: dict[str, list[GameReport]] = {}
+    for report in reports:
+        if report.game is not None:
+            by_id.setdefault(report.game.game.id, []).append(report)
+    for clash in by_id.values():
+        for report in clash if len(clash) > 1 else ():
+            others = [r for r in clash if r is not report]
+            report.findings.insert(0, _same_id(report, others))
+    return reports
+
+
+def _same_id(report: GameReport, others: list[GameReport]) -> Finding:
+    assert report.game is not None
+    game = report.game.game
+    where = ", ".join(str(other.folder) for other in others)
+    return Finding(
+        "duplicate-id",
+        game.locate("id"),
+        f"game id `{game.id}` is also the id of the game in {where}",
+        "each game needs its own id: its outputs go to build/<id>/",
+        related=tuple(
+            Related(other.game.game.locate("id"), "that game's id")
+            for other in others
+            if other.game is not None
+        ),
+    )
 
 
 def _with_changes(options: SheetOptions, changes: Mapping[str, object]) -> SheetOptions:

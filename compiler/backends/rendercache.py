@@ -15,6 +15,7 @@ import hashlib
 import marshal
 import multiprocessing
 import os
+import signal
 import zlib
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -233,6 +234,12 @@ def _run(index: int) -> bytes:
     return _JOBS[index]()
 
 
+def _leave_ctrl_c() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it ends the pool); a worker prints no
+    traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def parallel_map(jobs: Sequence[Callable[[], bytes]], minimum: int = 64) -> list[bytes]:
     """Run zero-argument jobs on every core (forked workers inherit them), in order."""
     cores = os.cpu_count() or 1
@@ -241,7 +248,7 @@ def parallel_map(jobs: Sequence[Callable[[], bytes]], minimum: int = 64) -> list
     global _JOBS
     _JOBS = list(jobs)
     try:
-        with multiprocessing.get_context("fork").Pool(cores) as pool:
+        with multiprocessing.get_context("fork").Pool(cores, initializer=_leave_ctrl_c) as pool:
             return pool.map(_run, range(len(jobs)), chunksize=max(1, len(jobs) // (cores * 8)))
     finally:
         _JOBS = []

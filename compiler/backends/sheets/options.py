@@ -6,6 +6,7 @@ Counter sizes are the usual presets (1/2in, 9/16in, 5/8in, 3/4in, 1in) or a free
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -67,6 +68,8 @@ def back_offset_mm(text: str) -> tuple[float, float]:
         x, y = (float(part) for part in parts)
     except ValueError:
         raise ValueError(f"back offset {text!r}: write x,y in mm, e.g. 0.5,-0.3") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ValueError(f"back offset {text!r}: both numbers must be finite")
     return x, y
 
 
@@ -102,8 +105,12 @@ class SheetOptions:
         _check_choice("duplex", self.duplex, get_args(Duplex))
         _check_choice("lang", self.lang, get_args(Lang))
         for name in ("margin_mm", "gutter_mm", "bleed_mm", "mark_length_mm", "fold_gap_mm"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative")
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite length of 0 mm or more, not {value}")
+        sizes = (self.counter_mm, self.block_mm, *self.card_mm, *self.back_offset_mm)
+        if not all(math.isfinite(size) for size in sizes):
+            raise ValueError("piece sizes and the back offset must be finite numbers")
         if self.bleed_mm > self.margin_mm:
             raise ValueError(
                 f"bleed ({self.bleed_mm} mm) must fit inside the margin ({self.margin_mm} mm)"

@@ -334,12 +334,17 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
 
 
 def build_module(
-    game: GameData, out_dir: Path, lang: str = "en", piece_images: PieceImages = "svg"
+    game: GameData,
+    out_dir: Path,
+    lang: str = "en",
+    piece_images: PieceImages = "svg",
+    folder: Path | None = None,
 ) -> Path:
-    """Write out_dir/<game>/<game>.vmod (atomically); piece faces as SVG or PNG."""
+    """Write <folder>/<game>.vmod (atomically; folder defaults to out_dir/<game>), with the
+    faces cached in out_dir/.cache/<game>/; piece faces as SVG or PNG."""
     cache = out_dir / ".cache" / game.game.id / "faces.pack"
     plan, images = render_plan(game, cache, lang, piece_images)
     files = assemble(plan, images)
-    target = out_dir / game.game.id / f"{game.game.id}.vmod"
+    target = (folder or out_dir / game.game.id) / f"{game.game.id}.vmod"
     write_atomically(target, zip_bytes(files))
     return target
