@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,6 +24,22 @@ class Location(NamedTuple):
 
 
 NOWHERE = Location("<unknown>", 0, 0)
+
+FILE_RULES = frozenset(
+    {
+        "file-unreadable",
+        "file-too-large",
+        "binary-file",
+        "not-utf8",
+        "empty-file",
+        "yaml-syntax",
+        "alias-bomb",
+    }
+)
+"""Rules that say a whole file (or folder) could not be read: the root causes, sorted first."""
+
+_NO_SOURCE_LINE = frozenset({"file-unreadable", "file-too-large"})
+"""A file that could not or may not be read is not quoted under its finding."""
 
 
 class Severity(StrEnum):
@@ -49,9 +67,17 @@ class Finding:
     severity: Severity = Severity.ERROR
     related: tuple[Related, ...] = field(default=())
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
+    def sort_key(self) -> tuple[bool, str, int, int, str, str]:
+        """Files that could not be read first (the root causes), then by place."""
         loc = self.location
-        return (loc.path, loc.line, loc.column, self.rule, self.message)
+        return (
+            self.rule not in FILE_RULES,
+            loc.path,
+            loc.line,
+            loc.column,
+            self.rule,
+            self.message,
+        )
 
 
 def display_path(path: str) -> str:
@@ -63,14 +89,69 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+# C0 and C1 controls but tab and newline, the invisible format characters that can reorder or
+# hide text on a terminal (bidi overrides and isolates, zero-width characters, the BOM), and
+# lone surrogates (the bytes of a file name that is not UTF-8, which cannot even be printed).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        code -= 0xDC00
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: control and invisible characters written as
+    `\\x1b` or `\\u202e`; tabs and newlines kept."""
+    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+
+
+def excerpt(data: bytes, limit: int = 16) -> str:
+    """A short, printable quotation of raw file bytes: at most `limit` bytes, invalid UTF-8
+    and control bytes escaped (`\\x00\\x1b…`)."""
+    shown = data[:limit].decode("utf-8", errors="backslashreplace")
+    shown = printable(shown).replace("\t", "\\t").replace("\n", "\\n").replace("\\x0d", "\\r")
+    return shown + ("…" if len(data) > limit else "")
+
+
+_SOURCE_MAX_BYTES = 16 * 1024 * 1024  # the loader's cap: a larger file was never read
+_SOURCE_MAX_LINE = 4096  # longer lines are not shown (only lines up to 400 characters are)
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
 def _source_line(path: str, line: int) -> str | None:
+    """Line `line` of a regular data file, read with a bound; None for anything else (a device,
+    a pipe, a folder, a file too large or a line too long to show)."""
+    if line <= 0:
+        return None
     try:
-        with open(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, _OPEN_FLAGS)  # non-blocking: never waits on a pipe
+    except (OSError, ValueError):
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > _SOURCE_MAX_BYTES:
+                return None
+            number, consumed = 1, 0
+            while consumed <= _SOURCE_MAX_BYTES:
+                raw = handle.readline(_SOURCE_MAX_LINE)
+                if not raw:
+                    return None
+                consumed += len(raw)
+                complete = raw.endswith(b"\n")
                 if number == line:
+                    if not complete and len(raw) == _SOURCE_MAX_LINE:
+                        return None
                     return raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                if number > line:
-                    break
+                if complete:
+                    number += 1
     except OSError:
         return None
     return None
@@ -91,32 +172,38 @@ def render_text(finding: Finding) -> str:
     """Compiler-style text: position, rule, message, source line, hint, related places."""
     ref = f" (rules {section(finding.reference)})" if finding.reference else ""
     head = f"{finding.location}: {finding.severity.value}[{finding.rule}]: {finding.message}{ref}"
-    lines = [head]
-    src = _source_line(finding.location.path, finding.location.line)
-    if src is not None and finding.location.line > 0 and len(src) <= 400:
-        lines.append(f"    {src}")
-        lines.append(f"    {_caret_line(src, finding.location.column)}")
+    lines = [printable(head)]
+    loc = finding.location
+    src = None if finding.rule in _NO_SOURCE_LINE else _source_line(loc.path, loc.line)
+    if src is not None:
+        shown = printable(src)
+        if len(shown) <= 400:
+            lines.append(f"    {shown}")
+            column = len(printable(src[: max(loc.column - 1, 0)])) + 1
+            lines.append(f"    {_caret_line(shown, column)}")
     for rel in finding.related:
-        lines.append(f"{rel.location}: note: {rel.message}")
+        lines.append(printable(f"{rel.location}: note: {rel.message}"))
     if finding.hint:
-        lines.append(f"  hint: {finding.hint}")
+        lines.append(printable(f"  hint: {finding.hint}"))
     return "\n".join(lines)
 
 
 def _location_json(loc: Location) -> dict[str, object]:
-    return {"file": display_path(loc.path), "line": loc.line, "column": loc.column}
+    return {"file": printable(display_path(loc.path)), "line": loc.line, "column": loc.column}
 
 
 def finding_json(finding: Finding) -> dict[str, object]:
+    """One finding as JSON values; text is made printable as in `render_text`."""
     return {
         "rule": finding.rule,
         "severity": finding.severity.value,
-        "message": finding.message,
-        "hint": finding.hint,
+        "message": printable(finding.message),
+        "hint": printable(finding.hint),
         "reference": finding.reference,
         **_location_json(finding.location),
         "related": [
-            {"message": rel.message, **_location_json(rel.location)} for rel in finding.related
+            {"message": printable(rel.message), **_location_json(rel.location)}
+            for rel in finding.related
         ],
     }
 

@@ -225,3 +225,17 @@ def test_png_encoder_round_trips_every_pixel(mode: str, size: tuple[int, int]) -
 )
 def test_latin_runs_inside_japanese_stay_whole(text: str, lines: list[str]) -> None:
     assert wrap(text, 10.0, 0.1, False, "ja") == lines
+
+
+def test_a_block_of_absurd_strength_is_drawn_at_once_with_a_warning() -> None:
+    from dataclasses import replace
+
+    from compiler.backends.art.counters import MAX_PIPS, block_drawing
+    from compiler.backends.art.display import Ellipse
+
+    data = game("napoleon")
+    unit = replace(data.units[0], front={"cv": 9223372036854775808})
+    drawing = block_drawing(data, unit, "label")
+    assert any("more pips than a block edge holds" in w for w in drawing.warnings)
+    pips = [op for op in drawing.ops if isinstance(op, Ellipse)]
+    assert len(pips) <= 4 * MAX_PIPS

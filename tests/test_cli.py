@@ -127,6 +127,7 @@ def test_a_folder_of_games_is_read_as_games_not_as_one(
     games = tmp_path / "my-games"
     for name in ("alpha", "beta"):
         shutil.copytree(DATA / "mini", games / name)
+        replace_in(games / name / "game.yaml", "id: mini", f"id: {name}")
     code, out, _ = run(["validate", str(games)], capsys)
     assert code == 0, out
     assert out.splitlines() == [

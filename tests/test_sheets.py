@@ -179,7 +179,10 @@ def test_card_size() -> None:
         ({"paper": "A3"}, "unknown paper 'A3'"),
         ({"duplex": "both"}, "unknown duplex"),
         ({"bleed_mm": 12.0}, "bleed .* must fit inside the margin"),
-        ({"gutter_mm": -1.0}, "gutter_mm must not be negative"),
+        ({"gutter_mm": -1.0}, "gutter_mm must be a finite length of 0 mm or more"),
+        ({"bleed_mm": float("nan")}, "bleed_mm must be a finite length"),
+        ({"margin_mm": float("inf")}, "margin_mm must be a finite length"),
+        ({"back_offset_mm": (float("nan"), 0.0)}, "must be finite numbers"),
     ],
 )
 def test_invalid_options_raise(changes: dict[str, Any], message: str) -> None:

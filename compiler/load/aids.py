@@ -11,6 +11,7 @@ and the table model stays in the data. A broken template is a finding, never a t
 from __future__ import annotations
 
 import json
+import os
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -18,10 +19,13 @@ from pathlib import Path
 
 import jinja2
 import yaml
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import SandboxedEnvironment
 
 from compiler.diagnostics import Finding, Location
 from compiler.load.convert import Converter
 from compiler.load.nodes import MAPPING, SCALAR, ComposeError, YNode, compose
+from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart
 from compiler.model.common import Text
@@ -32,6 +36,11 @@ from compiler.model.units import Unit
 
 TEMPLATE_NAME = "player_aids.yaml.j2"
 BACK = Text(" (back)", "（裏）")
+MAX_OUTPUT = 16 * 1024 * 1024
+"""The most a template may write (characters): as much as a data file may hold."""
+MAX_COUNT = 1_000_000
+"""In a game's own template: the most numbers all its `range()`s may count together, and the
+longest text or list one `*` may make."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,17 +53,22 @@ class SetupGroup:
 
 
 def read_template(folder: Path, templates: Path) -> tuple[tuple[str, str, bool], list[Finding]]:
-    """(path, text, own) of the game's own template if it has one, else the shared one."""
+    """(path, text, own) of the game's own template if it has one, else the shared one. The
+    game's own is read as its data files are: a regular file inside the game folder, capped."""
     own = folder / TEMPLATE_NAME
-    path = own if own.is_file() else templates / TEMPLATE_NAME
-    if not path.is_file():
+    is_own = os.path.lexists(own)
+    path = own if is_own else templates / TEMPLATE_NAME
+    if not is_own and not path.is_file():
         return ("", "", False), []
+    data = read_bytes(str(path), str(folder) if is_own else None)
+    if isinstance(data, ReadResult):
+        return ("", "", False), [data.finding] if data.finding is not None else []
     try:
-        return (str(path), path.read_text(encoding="utf-8"), path == own), []
-    except (OSError, UnicodeDecodeError) as err:
-        return ("", "", False), [
-            Finding("player-aids", Location(str(path)), f"cannot read the template: {err}", "")
-        ]
+        return (str(path), data.decode("utf-8"), is_own), []
+    except UnicodeDecodeError as err:
+        where = Location(str(path), data.count(b"\n", 0, err.start) + 1)
+        message = f"cannot read the template: byte 0x{data[err.start]:02x} is not valid UTF-8"
+        return ("", "", False), [Finding("player-aids", where, message, "save it as UTF-8")]
 
 
 def with_aids(game: GameData) -> tuple[GameData, list[Finding]]:
@@ -65,12 +79,13 @@ def with_aids(game: GameData) -> tuple[GameData, list[Finding]]:
 
 def player_aids(game: GameData) -> tuple[tuple[Chart, ...], list[Finding]]:
     """The derived charts of `game`, and findings for a template that fails."""
-    path_text, source, _own = game.aids_template
+    path_text, source, own = game.aids_template
     if not source:
         return (), []
     path = Path(path_text)
     try:
-        rendered = _environment().from_string(source).render(**_names(game))
+        env = _sandbox() if own else _environment()
+        rendered = _render(env.from_string(source), _names(game))
     except jinja2.TemplateSyntaxError as err:
         where = Location(str(path), err.lineno)
         return (), [Finding("player-aids", where, f"template syntax: {err.message}", "")]
@@ -135,13 +150,70 @@ def _failed(path: Path, message: str) -> Finding:
     )
 
 
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
-    )
+def _render(template: jinja2.Template, names: dict[str, object]) -> str:
+    """The template's output, stopped once it passes MAX_OUTPUT characters."""
+    parts: list[str] = []
+    size = 0
+    for part in template.generate(**names):
+        size += len(part)
+        if size > MAX_OUTPUT:
+            raise SecurityError(f"the output passes {MAX_OUTPUT // 1048576} MiB")
+        parts.append(part)
+    return "".join(parts)
+
+
+def _configure(env: jinja2.Environment) -> jinja2.Environment:
     env.filters["t"] = _yaml_value
     env.filters["ids"] = lambda values: json.dumps(list(values), ensure_ascii=False)
     return env
+
+
+def _environment() -> jinja2.Environment:
+    """The shared template's environment (the template ships with countermix)."""
+    return _configure(
+        jinja2.Environment(
+            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+        )
+    )
+
+
+class _Sandbox(SandboxedEnvironment):
+    """A game's own template comes with the game's data, so it is no more trusted than the
+    data: Jinja2's sandbox (no Python internals: `__class__`, `__globals__` ... are refused, so
+    no code runs), `range()` counting at most MAX_COUNT numbers in all, and no `*` or `**` that
+    makes a huge text, list or number."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def __init__(self) -> None:
+        super().__init__(
+            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+        )
+        self.counted = 0
+        self.globals["range"] = self.budget_range
+
+    def budget_range(self, *args: int) -> range:
+        numbers = range(*args)
+        self.counted += len(numbers)
+        if self.counted > MAX_COUNT:
+            raise SecurityError(f"its loops count more than {MAX_COUNT:,} numbers")
+        return numbers
+
+    def call_binop(
+        self, context: jinja2.runtime.Context, operator: str, left: object, right: object
+    ) -> object:
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, str | list | tuple) and isinstance(times, int):
+                    if len(seq) * times > MAX_COUNT:
+                        raise SecurityError(f"`*` would make more than {MAX_COUNT:,} items")
+        if operator == "**" and isinstance(right, int) and abs(right) > 64:
+            raise SecurityError("`**` with an exponent over 64")
+        return super().call_binop(context, operator, left, right)
+
+
+def _sandbox() -> jinja2.Environment:
+    return _configure(_Sandbox())
 
 
 def _yaml_value(value: object) -> str:

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.diagnostics import Finding, Location, Related
+from compiler.diagnostics import FILE_RULES, Finding, Location, Related
 from compiler.gcpause import no_cyclic_gc
 from compiler.load.aids import read_template
 from compiler.load.convert import INVALID, Converter
+from compiler.load.paths import inside, real_root
 from compiler.load.places import build_places
 from compiler.load.yamlread import read_yaml
 from compiler.model.common import Node
@@ -47,19 +48,77 @@ class LoadResult:
 
 def data_files(folder: Path) -> list[Path]:
     """Every YAML file below a game folder, in a stable order; hidden entries skipped."""
+    return scan_data_files(folder)[0]
+
+
+def scan_data_files(folder: Path) -> tuple[list[Path], list[Finding]]:
+    """Every YAML file below a game folder (a folder's files, then its subfolders, each in name
+    order; hidden entries skipped), and a finding for each folder that cannot be listed and
+    each link to a folder outside the game folder (neither is ever skipped in silence).
+    Linked folders are not followed: one inside the game folder is read where it lies."""
     found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        found.extend(
-            Path(dirpath, name)
-            for name in sorted(filenames)
-            if name.endswith(YAML_SUFFIXES) and not name.startswith(".")
-        )
-    return found
+    problems: list[Finding] = []
+    root_real = real_root(str(folder))
+
+    def visit(where: Path) -> None:
+        try:
+            with os.scandir(where) as listing:
+                entries = sorted((e for e in listing if not e.name.startswith(".")), key=_name)
+        except OSError as err:
+            problems.append(_folder_unreadable(where, err))
+            return
+        subfolders: list[Path] = []
+        for entry in entries:
+            path = Path(where, entry.name)
+            if _is_folder(entry, follow=False):
+                subfolders.append(path)
+            elif entry.is_symlink() and _is_folder(entry, follow=True):
+                if not inside(os.path.realpath(path), root_real):
+                    problems.append(_linked_out(path))
+            elif entry.name.endswith(YAML_SUFFIXES):
+                found.append(path)  # read_yaml refuses what is not a regular file
+        for sub in subfolders:
+            visit(sub)
+
+    visit(folder)
+    return found, problems
 
 
-def read_file(path: Path) -> tuple[SourceFile | None, list[Finding]]:
-    result = read_yaml(str(path))
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _is_folder(entry: os.DirEntry[str], follow: bool) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=follow)
+    except OSError:
+        return False
+
+
+def _folder_unreadable(where: Path, err: OSError) -> Finding:
+    reason = err.strerror or str(err)
+    return Finding(
+        "file-unreadable",
+        Location(str(where)),
+        f"cannot list this folder: {reason}; its data files are not read",
+        "make the folder readable (and listable) by the user who runs countermix",
+    )
+
+
+def _linked_out(path: Path) -> Finding:
+    return Finding(
+        "file-unreadable",
+        Location(str(path)),
+        f"this is a symbolic link to {os.path.realpath(path)}, a folder outside the game "
+        "folder; it is not followed",
+        "keep the game's data inside its folder (copy the files in)",
+    )
+
+
+def read_file(path: Path, root: Path | None = None) -> tuple[SourceFile | None, list[Finding]]:
+    """One data file, typed; None when the file could not be read or holds no usable data.
+    With `root` (the game folder), a symbolic link is followed only inside it."""
+    result = read_yaml(str(path), None if root is None else str(root))
     if result.finding is not None:
         return None, [result.finding]
     assert result.node is not None
@@ -75,8 +134,8 @@ def load_game(folder: Path) -> LoadResult:
 
 
 def _load_game(folder: Path) -> LoadResult:
-    files = data_files(folder)
-    if not files:
+    files, findings = scan_data_files(folder)
+    if not files and not findings:
         loc = Location(str(folder))
         return LoadResult(
             None,
@@ -89,13 +148,21 @@ def _load_game(folder: Path) -> LoadResult:
                 )
             ],
         )
-    findings: list[Finding] = []
+    failed = bool(findings)  # a folder that could not be listed: its files are missing
     sources: list[SourceFile] = []
     for path in files:
-        source, found = read_file(path)
+        source, found = read_file(path, folder)
         findings.extend(found)
-        if source is not None:
+        if source is None:
+            failed = True
+        else:
             sources.append(source)
+    template, template_findings = read_template(folder, templates_dir())
+    findings.extend(template_findings)
+    if failed or any(f.rule in FILE_RULES for f in template_findings):
+        # Root causes only: with a file missing, the checks of the whole game would report
+        # what that file held as absent ("0 French blocks", unknown units ...).
+        return LoadResult(None, findings)
     game = _single_game(sources, files, findings)
     if game is None:
         return LoadResult(None, findings)
@@ -119,8 +186,6 @@ def _load_game(folder: Path) -> LoadResult:
         places=places,
         **merged,
     )
-    template, template_findings = read_template(folder, templates_dir())
-    findings.extend(template_findings)
     return LoadResult(dataclasses.replace(data, aids_template=template), findings)
 
 

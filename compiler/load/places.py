@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from compiler.diagnostics import Finding, Related
@@ -10,6 +11,9 @@ from compiler.model.gamedata import Place
 from compiler.model.maps import GameMap, HexGrid
 
 PlaceTable = dict[str, dict[str, Place]]
+MAX_HEXES = 250_000
+"""Hexes a map's sheets may hold together (a monster game has tens of thousands)."""
+_WIDE_FIELD = re.compile(r"\{[^{}]*:[^{}]*[0-9]{3}[^{}]*\}")
 
 
 def hex_ids(grid: HexGrid) -> Iterable[tuple[str, str, int, int]]:
@@ -22,7 +26,36 @@ def hex_ids(grid: HexGrid) -> Iterable[tuple[str, str, int, int]]:
                 yield grid.id_format.format(sheet=sheet.id, col=col, row=row), sheet.id, col, row
 
 
+def _grid_problem(grid: HexGrid) -> Finding | None:
+    """A grid too large to list its hexes, or an id format that makes huge ids."""
+    total = 0
+    for index, sheet in enumerate(grid.sheets):
+        columns = sheet.columns[1] - sheet.columns[0] + 1
+        rows = sheet.rows[1] - sheet.rows[0] + 1
+        total += max(columns, 0) * max(rows, 0)
+        if total > MAX_HEXES:
+            return Finding(
+                "wrong-type",
+                grid.locate(f"sheets.{index}"),
+                f"sheet `{sheet.id}` takes the map past {MAX_HEXES:,} hexes "
+                f"({columns:,} columns × {rows:,} rows)",
+                "check the sheet's first and last column and row",
+            )
+    if _WIDE_FIELD.search(grid.id_format):
+        return Finding(
+            "wrong-type",
+            grid.locate("id_format"),
+            "hex id format pads a field to 100 characters or more",
+            "use {sheet}, {col} and {row}, e.g. '{sheet}{col:02d}{row:02d}'",
+        )
+    return None
+
+
 def _hex_places(game_map: GameMap, grid: HexGrid, findings: list[Finding]) -> dict[str, Place]:
+    problem = _grid_problem(grid)
+    if problem is not None:
+        findings.append(problem)
+        return {}
     try:
         ids = list(hex_ids(grid))
     except (KeyError, ValueError, IndexError) as err:

@@ -12,6 +12,7 @@ from compiler.model.common import Node
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
 from compiler.rules.context import Context
+from compiler.rules.paths import check_paths
 from compiler.rules.placed import Placement
 
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}\Z")
@@ -278,7 +279,7 @@ def _uses(ctx: Context) -> Iterator[Finding]:
             if placement.unit is not None:
                 seen.setdefault(placement.piece_id, []).append(placement)
         for uid, uses in seen.items():
-            copies = uses[0].unit.copies if uses[0].unit else 1
+            copies = max(uses[0].unit.copies if uses[0].unit else 1, 0)
             if len(uses) <= copies:
                 continue
             extra = uses[copies]
@@ -387,7 +388,12 @@ def _colours(ctx: Context) -> Iterator[Finding]:
             )
 
 
+def _paths(ctx: Context) -> Iterator[Finding]:
+    return check_paths(ctx.game)
+
+
 CHECKS: tuple[Callable[[Context], Iterable[Finding]], ...] = (
+    _paths,
     references,
     formation_cycles,
     _value_keys,

@@ -39,7 +39,7 @@ def _mix_limit(ctx: Context, c: CounterMix, limit: MixLimit) -> Iterator[Finding
     chosen = {u.id for u in units}
     for view in views(ctx, c):
         used = [p for p in (*view.setup, *view.arrivals) if p.piece_id in chosen]
-        if len(used) > most.value:
+        if used and len(used) > most.value:
             yield finding(
                 c,
                 used[-1].loc,

@@ -53,6 +53,11 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("player-aids", "The player-aids template renders to valid chart data"),
         ("bad-colour", "Colours are written #rrggbb"),
         ("unknown-param", "A $parameter named in a constraint is defined"),
+        (
+            "path-outside-game",
+            "Paths in the data stay inside the game folder (board art); the game id is a "
+            "plain folder name",
+        ),
     )
     + _rules(
         "build",

@@ -55,7 +55,7 @@ def _cap(
         if weight:
             total += weight
             heavy.append(placement)
-    if total > limit.value:
+    if total > limit.value and heavy:  # a cap below zero counts only where pieces are
         last = heavy[-1]
         related = tuple(Related(p.loc, f"`{p.piece_id}` counts here") for p in heavy[:-1][:8])
         yield finding(

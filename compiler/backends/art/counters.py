@@ -47,6 +47,8 @@ LABEL_CENTRE: Box = (0.2, 0.2, 0.8, 0.8)
 PIP_INSET = 0.1
 PIP_RADIUS = 0.03
 PIP_SPACING = 0.1
+MAX_PIPS = 10
+"""Pips a block edge holds at the most (real blocks print up to 4 or 6)."""
 
 
 def unit_layout(game: GameData, unit: Unit) -> Layout:
@@ -228,7 +230,13 @@ def _block_body(sketch: Sketch, colour: RGB) -> None:
 
 
 def _pips(sketch: Sketch, box: Box, strength: int, ink: RGB) -> None:
-    """Pips: full strength on the top edge, one fewer on each edge clockwise."""
+    """Pips: full strength on the top edge, one fewer on each edge clockwise (at most MAX_PIPS
+    on an edge; more is a warning, never a face that takes for ever to lay out)."""
+    if strength > MAX_PIPS:
+        sketch.warnings.append(
+            f"strength {strength} needs more pips than a block edge holds: {MAX_PIPS} drawn"
+        )
+        strength = MAX_PIPS
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     for edge in range(4):

@@ -1,34 +1,60 @@
 """Board art given by the map data (an image plus grid calibration): checked before anything
-is written — a missing, unreadable or huge image is a finding at the `image:` line."""
+is written — a missing, unreadable or huge image is a finding at the `image:` line. Only a
+regular file inside the game folder is opened: validation reports an absolute path or one
+leading out of the folder (`path-outside-game`), and this module refuses it again."""
 
 from __future__ import annotations
 
+import os
+import stat
 import warnings
 from pathlib import Path
+from typing import BinaryIO
 
 from PIL import Image
 
 from compiler.diagnostics import Finding
+from compiler.load.paths import game_path
+from compiler.load.yamlread import file_kind
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
+from compiler.rules.paths import art_outside
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_PIXELS = 80_000_000
 
 
 def art_path(game: GameData, game_map: GameMap) -> Path | None:
-    return Path(game.root) / game_map.art.image if game_map.art is not None else None
+    """The board image of a map, when it has one inside the game folder."""
+    if game_map.art is None:
+        return None
+    path, outside = game_path(game.root, game_map.art.image)
+    return None if outside else path
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """The file, opened without waiting (a pipe swapped in is refused, never waited on)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise OSError(f"{path} is not a regular file")
+    return handle
 
 
 def _problem(path: Path) -> str | None:
-    if not path.is_file():
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
         return "is missing"
-    if path.stat().st_size > MAX_BYTES:
-        return f"is {path.stat().st_size / 1048576:.0f} MiB (at most {MAX_BYTES // 1048576} MiB)"
+    if not stat.S_ISREG(info.st_mode):  # a pipe or a device is never opened
+        return f"is {file_kind(info.st_mode)}, not an image file"
+    if info.st_size > MAX_BYTES:
+        return f"is {info.st_size / 1048576:.0f} MiB (at most {MAX_BYTES // 1048576} MiB)"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as image:
+            with _open_regular(path) as handle, Image.open(handle) as image:
                 width, height = image.size
                 if width * height > MAX_PIXELS:
                     return f"is {width}×{height} pixels (at most {MAX_PIXELS:,} pixels)"
@@ -43,6 +69,10 @@ def _problem(path: Path) -> str | None:
 def check_board_art(game: GameData) -> list[Finding]:
     findings = []
     for game_map in game.maps:
+        outside = art_outside(game, game_map)
+        if outside is not None:  # validation reports it; never opened here either
+            findings.append(outside)
+            continue
         path = art_path(game, game_map)
         if path is None or game_map.art is None:
             continue
@@ -61,8 +91,14 @@ def check_board_art(game: GameData) -> list[Finding]:
 
 
 def load_board_art(game: GameData, game_map: GameMap) -> Image.Image | None:
+    """The map's board image (checked by check_board_art before the build)."""
+    outside = art_outside(game, game_map)
+    if outside is not None:
+        from compiler.backends.vassal.module import ArtError
+
+        raise ArtError(outside)
     path = art_path(game, game_map)
     if path is None:
         return None
-    with Image.open(path) as image:
+    with _open_regular(path) as handle, Image.open(handle) as image:
         return image.convert("RGB")
