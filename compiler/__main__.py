@@ -1,9 +1,13 @@
 """The entry point of the `countermix` command and of ``python -m compiler``.
 
-Ctrl-C is handled from the first line: while the tool's modules load (nothing is written
-then) it prints one line and exits 130 at once; from then on it is a KeyboardInterrupt that
-the command line turns into the same line and code after the build has cleaned up; once the
-command is done it is ignored, so a late Ctrl-C cannot turn a finished build into a failure.
+Ctrl-C is handled at every moment by one handler that knows the phase: while the tool's
+modules load (nothing is written then) it prints one line and exits 130 at once; while the
+command runs it is a KeyboardInterrupt, which the command line turns into the same line and
+code after the build has cleaned up; once the command is done it is ignored, so a late Ctrl-C
+cannot turn a finished command into a failure or a traceback. The process then ends with
+the command's exit code at once (`os._exit`, after flushing the output), so neither a late
+Ctrl-C nor the interpreter's own shutdown (which puts back the default handler and re-raises
+a Ctrl-C it saw) can change the code to "killed by SIGINT".
 """
 
 from __future__ import annotations
@@ -12,26 +16,47 @@ import os
 import signal
 import sys
 from types import FrameType
+from typing import NoReturn
 
 INTERRUPTED = 130
+MESSAGE = b"countermix: interrupted\n"
+_phase = "loading"
 
 
-def _interrupted_while_loading(signum: int, frame: FrameType | None) -> None:
-    os.write(2, b"countermix: interrupted\n")
-    os._exit(INTERRUPTED)
+def _on_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    if _phase == "loading":
+        os.write(2, MESSAGE)
+        os._exit(INTERRUPTED)
+    if _phase == "running":
+        raise KeyboardInterrupt
 
 
-def run() -> int:
-    """Run the command line with Ctrl-C handled at every moment."""
-    signal.signal(signal.SIGINT, _interrupted_while_loading)
+def run() -> NoReturn:
+    """Run the command line with Ctrl-C handled at every moment, then end the process."""
+    global _phase
+    signal.signal(signal.SIGINT, _on_ctrl_c)
     from compiler.cli import main
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _phase = "running"
     try:
-        return main()
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        code = main()
+        _phase = "done"
+    except KeyboardInterrupt:  # one that came before or after the command line's own handling
+        _phase = "done"
+        os.write(2, MESSAGE)
+        code = INTERRUPTED
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end(code)
+
+
+def _end(code: int) -> NoReturn:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to say
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    run()
