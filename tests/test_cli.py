@@ -196,3 +196,22 @@ def test_validate_reports_what_the_build_would_refuse(
     code, built, _ = run(["build", str(mini), "--out", str(tmp_path / "out")], capsys)
     assert code == 1 and f"error[{rule}]" in built
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("slot", "key"),
+    [
+        ("{show: name, box: [0.05, 0.48, 0.95, 0.7], size: 0.15, min_size: 0}", "min_size"),
+        ("{show: name, box: [0.05, 0.48, 0.95, 0.7], size: 1e308}", "size"),
+        ("{show: name, box: [0.05, 0.48, 0.95, 0.7], size: -1}", "size"),
+        ("{show: name, box: [0.9, 0.48, 0.1, 0.7], size: 0.15}", "box"),
+    ],
+)
+def test_a_layout_slot_that_cannot_be_laid_out_is_an_error_at_once(
+    mini: Path, capsys: pytest.CaptureFixture[str], slot: str, key: str
+) -> None:
+    own = f"layouts:\n  - id: standard-counter\n    name: Mine\n    kind: counter\n    slots:\n      - {slot}\n"
+    (mini / "layouts.yaml").write_text(own, encoding="utf-8")
+    code, out, _ = run(["validate", str(mini)], capsys)
+    assert code == 1 and out.count("error[layout-slot]") == 1, out
+    assert "layouts.yaml:6:" in out and "in the `name` slot" in out

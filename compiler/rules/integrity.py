@@ -10,6 +10,7 @@ from compiler.diagnostics import Finding, Location, Related
 from compiler.load.convert import suggest
 from compiler.model.common import Node
 from compiler.model.gamedata import GameData
+from compiler.model.layouts import Slot
 from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
 from compiler.rules.context import Context
 from compiler.rules.paths import check_paths
@@ -388,6 +389,31 @@ def _colours(ctx: Context) -> Iterator[Finding]:
             )
 
 
+def _layout_slots(ctx: Context) -> Iterator[Finding]:
+    """Text sizes are fractions of the face height: 0 < size <= 1 and min_size > 0 (a
+    min_size above the size means the text never shrinks); boxes lie on the face (0..1) with
+    x0 < x1 and y0 < y1."""
+    for layout in ctx.game.layouts:
+        for slot in layout.slots:
+            if not 0 < slot.size <= 1:
+                yield _slot_finding(slot, "size", f"text size {slot.size:g}")
+            elif not 0 < slot.min_size <= 1:
+                yield _slot_finding(slot, "min_size", f"smallest text size {slot.min_size:g}")
+            x0, y0, x1, y1 = slot.box
+            if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+                yield _slot_finding(slot, "box", f"box {list(slot.box)} is not on the face")
+
+
+def _slot_finding(slot: Slot, key: str, what: str) -> Finding:
+    return Finding(
+        "layout-slot",
+        slot.locate(key),
+        f"{what} in the `{slot.show}` slot cannot be laid out",
+        "sizes are fractions of the face height, above 0 and at most 1; "
+        "boxes are x0, y0, x1, y1 between 0 and 1",
+    )
+
+
 def _paths(ctx: Context) -> Iterator[Finding]:
     return check_paths(ctx.game)
 
@@ -403,6 +429,7 @@ CHECKS: tuple[Callable[[Context], Iterable[Finding]], ...] = (
     _states,
     _charts,
     _colours,
+    _layout_slots,
 )
 
 

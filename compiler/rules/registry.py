@@ -52,6 +52,7 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("chart-shape", "Each chart row has one cell per column"),
         ("player-aids", "The player-aids template renders to valid chart data"),
         ("bad-colour", "Colours are written #rrggbb"),
+        ("layout-slot", "Layout slots have text sizes and boxes that fit the face"),
         ("unknown-param", "A $parameter named in a constraint is defined"),
         (
             "path-outside-game",

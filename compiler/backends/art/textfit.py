@@ -44,12 +44,17 @@ class Room:
     max_lines: int = 1
 
 
+MAX_SIZES = 64
+"""Sizes tried at the most (from 1 to 0.05 of the face takes 59 steps of 5%)."""
+
+
 def sizes(start: float, floor: float) -> list[float]:
-    """Font sizes to try, largest first, ending at the floor."""
+    """Font sizes to try, largest first, ending at the floor (at most MAX_SIZES of them, so a
+    size the data got wrong can never make the list endless)."""
     floor = min(floor, start)
-    out = []
+    out: list[float] = []
     size = start
-    while size > floor:
+    while size > floor and len(out) < MAX_SIZES - 1:
         out.append(size)
         size *= SHRINK
     out.append(floor)
