@@ -115,17 +115,21 @@ def write_game(
     game_id = game_id or game_id_for(folder)
     files = render_game(kind, game_id, title or title_for(game_id), series)
     _check_free(folder)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    staging: Path | None = None
     try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         for name, text in files.items():
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         staging.chmod(0o777 & ~_umask())
         os.rename(staging, folder)  # replaces an empty folder; fails if one appeared meanwhile
+        staging = None
     except OSError as err:
-        shutil.rmtree(staging, ignore_errors=True)
         raise NewGameError(f"cannot write {folder}: {err.strerror or err}") from err
+    finally:  # on an error or a Ctrl-C, nothing is left behind
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     return NewGame(folder, game_id, tuple(sorted(files)))
 
 

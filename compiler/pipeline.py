@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -13,6 +14,7 @@ from compiler.backends.sheets.options import SheetOptions
 from compiler.diagnostics import Finding, Location, Related, Severity, sort_findings
 from compiler.load.aids import player_aids, with_aids
 from compiler.load.game import YAML_SUFFIXES, load_game
+from compiler.load.yamlread import read_bytes
 from compiler.model.gamedata import GameData
 from compiler.rules.engine import validate
 
@@ -35,19 +37,46 @@ class GameReport:
 def game_folders(sources: Path) -> list[Path]:
     if not sources.is_dir():
         raise UsageError(f"no sources folder at {sources}")
-    return sorted(p for p in sources.iterdir() if p.is_dir() and not p.name.startswith("."))
+    try:
+        return sorted(p for p in sources.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError as err:
+        raise UsageError(f"cannot list {sources}: {err.strerror or err}") from err
 
 
 def is_games_folder(folder: Path) -> bool:
-    """A folder of games rather than one game: no data file at its top, game folders below."""
+    """A folder of games rather than one game: no data file at its top, and each subfolder
+    with data files at its top declares a game there (a game whose data is split into
+    subfolders has one that declares the game and others that do not)."""
+    visible = _visible(folder)
+    if any(p.name.endswith(YAML_SUFFIXES) and not p.is_dir() for p in visible):
+        return False
+    subfolders = [p for p in visible if p.is_dir()]
+    with_data = [sub for sub in subfolders if _top_data_files(sub)]
+    return bool(subfolders) and all(_declares_game(sub) for sub in with_data)
+
+
+def _visible(folder: Path) -> list[Path]:
     try:
-        entries = list(folder.iterdir())
+        return [p for p in folder.iterdir() if not p.name.startswith(".")]
     except OSError:
-        return False
-    visible = [p for p in entries if not p.name.startswith(".")]
-    if any(p.is_file() and p.name.endswith(YAML_SUFFIXES) for p in visible):
-        return False
-    return any(p.is_dir() for p in visible)
+        return []
+
+
+def _top_data_files(folder: Path) -> list[Path]:
+    return [p for p in _visible(folder) if p.name.endswith(YAML_SUFFIXES) and not p.is_dir()]
+
+
+GAME_SECTION = re.compile(rb"^game[ \t]*:", re.MULTILINE)
+
+
+def _declares_game(folder: Path) -> bool:
+    """Whether a data file at the folder's top has a `game:` section (a file that cannot be
+    read counts as one: the game's own validation will say what is wrong with it)."""
+    for path in _top_data_files(folder):
+        data = read_bytes(str(path), str(folder))
+        if not isinstance(data, bytes) or GAME_SECTION.search(data):
+            return True
+    return False
 
 
 def resolve_games(names: list[str], sources: Path) -> list[Path]:
@@ -154,15 +183,25 @@ def build_checked(
     game_id = game.game.id
     target = out_dir / game_id
     try:
-        with build_lock(out_dir / ".cache", game_id, waiting):
+        with build_lock(out_dir / ".cache" / game_id, waiting):
             recover(target)
-            replace_folder(target, partial(_write_outputs, game, options, out_dir, piece_images))
+            fill = partial(_write_outputs, game, options, out_dir, piece_images)
+            replace_folder(target, fill, partial(is_output_name, game_id))
     except ArtError as err:
         report.findings.append(err.finding)
         return report, None
     except OSError as err:
         raise output_error(err, target) from err
     return report, target / f"{game_id}.vmod"
+
+
+def is_output_name(game_id: str, name: str) -> bool:
+    """Whether a file in build/<game>/ is one a build writes (or its leftover temporary
+    file, `.<name>.<random>`): the folder is replaced whole only when it holds nothing else."""
+    from compiler.backends.sheets.build import SHEET_FILES
+
+    outputs = {f"{game_id}.vmod", "charts.pdf", *SHEET_FILES}
+    return name in outputs or any(name.startswith(f".{output}.") for output in outputs)
 
 
 def _write_outputs(

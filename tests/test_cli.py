@@ -215,3 +215,18 @@ def test_a_layout_slot_that_cannot_be_laid_out_is_an_error_at_once(
     code, out, _ = run(["validate", str(mini)], capsys)
     assert code == 1 and out.count("error[layout-slot]") == 1, out
     assert "layouts.yaml:6:" in out and "in the `name` slot" in out
+
+
+def test_a_game_with_its_data_in_subfolders_is_one_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "split"
+    shutil.copytree(DATA / "mini", game / "data")
+    (game / "data" / "units.yaml").rename(tmp_path / "units.yaml")
+    (game / "units").mkdir()
+    (tmp_path / "units.yaml").rename(game / "units" / "units.yaml")
+    code, out, _ = run(["validate", str(game)], capsys)
+    assert code == 0, out
+    assert out.strip().splitlines() == [
+        line for line in out.strip().splitlines() if line.startswith("split: ok")
+    ]

@@ -9,6 +9,7 @@ import random
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -211,7 +212,53 @@ def test_a_swap_cut_short_is_undone_by_the_next_build(tmp_path: Path) -> None:
     aside = tmp_path / ".game.old"
     aside.mkdir()
     (aside / "game.vmod").write_bytes(b"previous")
-    (tmp_path / ".game.x1.new").mkdir()
+    (tmp_path / ".game.x1y2z3w4.new").mkdir()
     files.recover(target)
     assert (target / "game.vmod").read_bytes() == b"previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game"]
+
+
+# ---- what a build may replace -----------------------------------------------------------------
+
+
+def test_out_pointing_at_the_game_sources_replaces_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "games"
+    shutil.copytree(DATA / "mini", games / "mini")
+    (games / "mini" / "NOTES.txt").write_text("mine", encoding="utf-8")
+    before = snapshot(games / "mini")
+    code, _, err = run(["build", str(games / "mini"), "--out", str(games)], capsys)
+    assert code == 2 and "holds files countermix did not write" in err
+    assert snapshot(games / "mini") == before
+
+
+def test_a_file_of_the_user_in_the_output_folder_is_kept(
+    built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (built / "mini" / "my-notes.txt").write_text("mine", encoding="utf-8")
+    before = snapshot(built / "mini")
+    code, _, err = run(["build", str(DATA / "mini"), "--out", str(built)], capsys)
+    assert code == 2 and "my-notes.txt" in err
+    assert snapshot(built / "mini") == before
+
+
+def test_recovery_of_one_game_leaves_another_games_staging_alone(tmp_path: Path) -> None:
+    other = tmp_path / ".g.x.abcd1234.new"  # game `g.x` is being built
+    other.mkdir()
+    mine = tmp_path / ".g.wxyz_789.new"  # a leftover of game `g`
+    mine.mkdir()
+    files.recover(tmp_path / "g")
+    assert other.is_dir() and not mine.exists()
+
+
+def test_new_in_a_folder_that_cannot_be_written_is_one_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    code, _, err = run(["new", str(tmp_path / "game"), "--map", "hex"], capsys)
+    assert code == 2 and err.startswith("countermix: cannot write") and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []

@@ -73,26 +73,58 @@ def _aside(target: Path) -> Path:
     return target.with_name(f".{target.name}{ASIDE_SUFFIX}")
 
 
+def _is_stage_of(name: str, target: Path) -> bool:
+    """Whether `name` is a staging folder of exactly this target: `.<target>.<8 random
+    characters of mkdtemp>.new` (a game `g` never takes game `g.x`'s `.g.x.abcdefgh.new`)."""
+    prefix = f".{target.name}."
+    if not (name.startswith(prefix) and name.endswith(STAGE_SUFFIX)):
+        return False
+    token = name[len(prefix) : -len(STAGE_SUFFIX)]
+    return len(token) == 8 and all(c.isalnum() or c == "_" for c in token)
+
+
 def recover(target: Path) -> None:
-    """Undo what an interrupted swap left: the previous set renamed aside comes back; staged
-    sets and sets swapped out are removed."""
+    """Undo what an interrupted swap of this target left (call it holding the target's lock):
+    the previous set renamed aside comes back; its staged sets and swapped-out sets go."""
     aside = _aside(target)
     if aside.is_dir() and not target.exists():
         os.rename(aside, target)
-    for leftover in target.parent.glob(f".{target.name}.*{STAGE_SUFFIX}"):
-        shutil.rmtree(leftover, ignore_errors=True)
-    if aside.exists():
+    for leftover in target.parent.iterdir():
+        if leftover.is_dir() and not leftover.is_symlink() and _is_stage_of(leftover.name, target):
+            shutil.rmtree(leftover, ignore_errors=True)
+    if aside.is_dir() and not aside.is_symlink():
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def replace_folder(target: Path, fill: Callable[[Path], None]) -> Path:
-    """Make a new set of outputs with `fill(folder)` in a hidden folder beside `target`, then
-    put it in the target's place as one step; the previous set is kept until then."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+def _check_replaceable(target: Path, owned: Callable[[str], bool]) -> None:
+    """The target may be replaced whole only when it is a folder of our outputs: anything
+    else (a file, a link, a folder with files countermix did not write, such as a game's own
+    sources when --out points at them) is refused and left as it is."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise NotADirectoryError(
             errno.ENOTDIR, "something that is not a folder is in the way (left as it is)", target
         )
+    if not target.exists():
+        return
+    foreign = sorted(p.name for p in target.iterdir() if not owned(p.name))
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (" …" if len(foreign) > 3 else "")
+        raise FileExistsError(
+            errno.EEXIST,
+            f"it holds files countermix did not write ({shown}); the folder is replaced whole "
+            "by every build, so move them elsewhere (or build with another --out)",
+            target,
+        )
+
+
+def replace_folder(
+    target: Path, fill: Callable[[Path], None], owned: Callable[[str], bool]
+) -> Path:
+    """Make a new set of outputs with `fill(folder)` in a hidden folder beside `target`, then
+    put it in the target's place as one step; the previous set is kept until then. `owned`
+    tells the names of files a build writes there (see _check_replaceable)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _check_replaceable(target, owned)
     stage = Path(
         tempfile.mkdtemp(prefix=f".{target.name}.", suffix=STAGE_SUFFIX, dir=target.parent)
     )
@@ -115,11 +147,11 @@ def replace_folder(target: Path, fill: Callable[[Path], None]) -> Path:
 
 
 @contextmanager
-def build_lock(folder: Path, name: str, waiting: Callable[[], None]) -> Iterator[None]:
-    """Hold the lock of one game's outputs (`folder/<name>.lock`); `waiting()` is called once
-    when another build holds it, then this one waits for it."""
+def build_lock(folder: Path, waiting: Callable[[], None]) -> Iterator[None]:
+    """Hold the lock of one game's outputs (`folder/.lock`, in the game's own cache folder);
+    `waiting()` is called once when another build holds it, then this one waits for it."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.lock"
+    path = folder / ".lock"
     with open(path, "a+b") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
