@@ -143,7 +143,7 @@ def test_given_board_art_is_used(mini: Path, tmp_path: Path) -> None:
     art = io.BytesIO()
     Image.new("RGB", (900, 700), (10, 120, 30)).save(art, "PNG")
     _with_art(mini, art.getvalue())
-    report, written = build_game(mini, tmp_path)
+    report, written = build_game(mini, tmp_path / "out")
     assert report.findings == [] and written is not None
     with zipfile.ZipFile(written) as archive:
         build = etree.fromstring(archive.read("buildFile.xml"))
