@@ -20,7 +20,12 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    try:
+        sys.stdout.write(text + "\n")
+    except BrokenPipeError:
+        raise
+    except OSError as err:  # a full disk or a closed file behind a redirection
+        raise OutputError("standard output", err.strerror or str(err)) from err
 
 
 def _err(text: str) -> None:

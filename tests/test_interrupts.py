@@ -262,3 +262,15 @@ def test_new_in_a_folder_that_cannot_be_written_is_one_message(
     code, _, err = run(["new", str(tmp_path / "game"), "--map", "hex"], capsys)
     assert code == 2 and err.startswith("countermix: cannot write") and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_standard_output_is_one_message() -> None:
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [*command(Path("unused"))[:3], "list", str(DATA / "mini")],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    assert result.returncode == 2
+    assert result.stderr.decode().startswith("countermix: cannot write standard output")
