@@ -220,7 +220,7 @@ def _write_outputs(
     cache = out_dir / ".cache" / game.game.id
     render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs in one pass
     build_module(game, out_dir, options.lang, piece_images, folder)
-    write_sheets(game, folder, options, None, cache)
+    write_sheets(game, folder, options, cache)
     write_charts(game, folder, options)
 
 

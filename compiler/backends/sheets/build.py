@@ -114,24 +114,21 @@ def write_sheets(
     game: GameData,
     out_dir: Path,
     options: SheetOptions | None = None,
-    warnings: list[tuple[str, str]] | None = None,
     cache_dir: Path | None = None,
 ) -> list[Path]:
     """Write the game's sheet PDFs into `out_dir`; returns their paths.
 
     `options` default to the game's `print:` settings. Sheet files the game no longer has are
-    removed. Text that did not fit a face is reported into `warnings` as (piece id, note), if
-    given. Drawn faces and font subsets are cached in `cache_dir` (default out_dir/.cache).
+    removed. Drawn faces and font subsets are cached in `cache_dir` (default out_dir/.cache).
     """
     with no_cyclic_gc():
-        return _write_sheets(game, out_dir, options, warnings, cache_dir)
+        return _write_sheets(game, out_dir, options, cache_dir)
 
 
 def _write_sheets(
     game: GameData,
     out_dir: Path,
     options: SheetOptions | None,
-    warnings: list[tuple[str, str]] | None,
     cache_dir: Path | None,
 ) -> list[Path]:
     options = options or SheetOptions.from_settings(game.game.print)
@@ -140,7 +137,7 @@ def _write_sheets(
     written: list[Path] = []
     docs = sheet_docs(game, options)
     for name, (doc, doc_options) in docs.items():
-        data = render(doc, doc_options, cache, warnings)
+        data = render(doc, doc_options, cache)
         written.append(write_atomically(out_dir / name, data))
     cache.save()
     for name in SHEET_FILES:

@@ -78,16 +78,15 @@ def render(
     doc: SheetDoc,
     options: SheetOptions,
     cache: RenderCache | None = None,
-    notes: list[tuple[str, str]] | None = None,
 ) -> bytes:
     """The whole PDF of `doc`: sheets, then the calibration pair, then the sheet index.
 
-    Faces come from `cache` when drawn before; text-overflow notes go to `notes` as
-    (piece id, note)."""
+    Faces come from `cache` when drawn before (text that will not fit is reported before the
+    build draws anything: pipeline.face_findings)."""
     imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
     cache = cache if cache is not None else RenderCache(None)
     pdf = PdfDocument()
-    forms = _define_forms(pdf, doc.pieces, imposition.grid.slot_h, cache, notes)
+    forms = _define_forms(pdf, doc.pieces, imposition.grid.slot_h, cache)
     for page in _all_sheet_pages(cache, doc, imposition, forms, options):
         pdf.add_page(*page)
     if options.duplex == "mirror" and options.calibration and _has_backs(doc):
@@ -123,7 +122,6 @@ def _define_forms(
     pieces: Sequence[Piece],
     height: float,
     cache: RenderCache,
-    notes: list[tuple[str, str]] | None,
 ) -> dict[tuple[int, str], tuple[str, float]]:
     """Define every face once; (item, side) → (form name, face width in points)."""
     refs = [face for piece in pieces for face in (piece.front, piece.back) if face is not None]
@@ -137,8 +135,6 @@ def _define_forms(
             name = form_name(side, item, piece.id)
             pdf.add_form(name, form.content, (0.0, 0.0, form.width, height))
             forms[(item, side)] = (name, form.width)
-            if notes is not None:
-                notes.extend((piece.id, note) for note in form.warnings)
     return forms
 
 
