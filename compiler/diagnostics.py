@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
+
+from compiler.regularfile import MAX_FILE_BYTES, open_regular
 
 
 class Location(NamedTuple):
@@ -118,9 +119,7 @@ def excerpt(data: bytes, limit: int = 16) -> str:
     return shown + ("…" if len(data) > limit else "")
 
 
-_SOURCE_MAX_BYTES = 16 * 1024 * 1024  # the loader's cap: a larger file was never read
 _SOURCE_MAX_LINE = 4096  # longer lines are not shown (only lines up to 400 characters are)
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
 def _source_line(path: str, line: int) -> str | None:
@@ -129,18 +128,15 @@ def _source_line(path: str, line: int) -> str | None:
     if line <= 0:
         return None
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, _OPEN_FLAGS)  # non-blocking: never waits on a pipe
+        fd, info = open_regular(path)  # never waits on a pipe
     except (OSError, ValueError):
         return None
     try:
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > _SOURCE_MAX_BYTES:
+            if info.st_size > MAX_FILE_BYTES:  # the loader's cap: a larger file was never read
                 return None
             number, consumed = 1, 0
-            while consumed <= _SOURCE_MAX_BYTES:
+            while consumed <= MAX_FILE_BYTES:
                 raw = handle.readline(_SOURCE_MAX_LINE)
                 if not raw:
                     return None

@@ -19,18 +19,9 @@ import yaml
 from compiler.diagnostics import Finding, Location, excerpt
 from compiler.load.nodes import MAPPING, SEQUENCE, ComposeError, YNode, compose
 from compiler.load.paths import inside, real_root
+from compiler.regularfile import MAX_FILE_BYTES, NotRegular, open_regular
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
 _CHUNK = 1024 * 1024
-# Non-blocking: should a pipe take the file's place between the check and the open, the open
-# returns at once instead of waiting for a writer (the descriptor's type is checked again).
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,19 +105,15 @@ def read_bytes(path: str, root: str | None = None) -> bytes | ReadResult:
         target = _target(path, root)
         if isinstance(target, ReadResult):
             return target
-        info = os.stat(target)
-        if not stat.S_ISREG(info.st_mode):
-            return _not_regular(loc, info.st_mode)  # never opened: a pipe would block
-        if info.st_size > MAX_FILE_BYTES:
-            return _too_large(loc, f"{info.st_size / 1048576:.1f} MiB")
-        fd = os.open(target, _OPEN_FLAGS)
+        fd, info = open_regular(target)
         try:
-            opened = os.fstat(fd)
-            if not stat.S_ISREG(opened.st_mode):
-                return _not_regular(loc, opened.st_mode)
+            if info.st_size > MAX_FILE_BYTES:
+                return _too_large(loc, f"{info.st_size / 1048576:.1f} MiB")
             data = _read_capped(fd)
         finally:
             os.close(fd)
+    except NotRegular as err:  # refused before opening: a pipe would block
+        return _not_regular(loc, err.mode)
     except FileNotFoundError:
         return _failure("file-unreadable", loc, "file not found", "check the path")
     except OSError as err:

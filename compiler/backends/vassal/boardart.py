@@ -18,6 +18,7 @@ from compiler.load.paths import game_path
 from compiler.load.yamlread import file_kind
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
+from compiler.regularfile import open_regular
 from compiler.rules.paths import art_outside
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -34,12 +35,7 @@ def art_path(game: GameData, game_map: GameMap) -> Path | None:
 
 def _open_regular(path: Path) -> BinaryIO:
     """The file, opened without waiting (a pipe swapped in is refused, never waited on)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    handle = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        handle.close()
-        raise OSError(f"{path} is not a regular file")
-    return handle
+    return os.fdopen(open_regular(path)[0], "rb")
 
 
 def _problem(path: Path) -> str | None:
