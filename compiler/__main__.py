@@ -18,6 +18,8 @@ import sys
 from types import FrameType
 from typing import NoReturn
 
+from compiler import interrupts
+
 INTERRUPTED = 130
 MESSAGE = b"countermix: interrupted\n"
 _phase = "loading"
@@ -28,6 +30,7 @@ def _on_ctrl_c(signum: int, frame: FrameType | None) -> None:
         os.write(2, MESSAGE)
         os._exit(INTERRUPTED)
     if _phase == "running":
+        interrupts.note()
         raise KeyboardInterrupt
 
 

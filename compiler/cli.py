@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from compiler import __version__
+from compiler import __version__, interrupts
 from compiler.backends.files import OutputError
-from compiler.diagnostics import finding_json, render_text, summary
+from compiler.diagnostics import Severity, finding_json, render_text, summary
 from compiler.newgame import MAP_KINDS, NewGameError, write_game
 from compiler.pipeline import GameReport, UsageError, check_game, check_games, resolve_games
 
@@ -137,6 +137,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     new.add_argument("--id", default="", help="game id (default: from DIR, e.g. my-game)")
     new.add_argument("--title", default="", help="game title (default: from the id)")
+    imports = commands.add_parser(
+        "import-save",
+        help="turn a VASSAL save into a scenario of the game",
+        description=(
+            "Read a set-up saved in VASSAL (.vsav) from the game's module back into the game's "
+            "data as scenario ID: pieces on the maps become its setup, pieces in the turn boxes "
+            "its reinforcements. Writes scenarios/ID.yaml (or replaces the scenario where it "
+            "is written); no other file is touched."
+        ),
+        parents=[common],
+    )
+    imports.add_argument("game", metavar="GAME", help="game id under sources/ or game folder")
+    imports.add_argument("save", type=Path, metavar="FILE.vsav", help="the saved game")
+    imports.add_argument("--scenario", required=True, metavar="ID", help="scenario id to write")
+    imports.add_argument(
+        "--replace", action="store_true", help="replace an existing scenario or file"
+    )
+    imports.add_argument(
+        "--like",
+        default="",
+        metavar="SCENARIO",
+        help="a new scenario takes its name, turns and rules from this one",
+    )
+    imports.add_argument("--title", default="", help="series: the title of a new scenario")
     schema = commands.add_parser(
         "schema",
         help="write the JSON Schema of the data files",
@@ -299,6 +323,37 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _import_save(args: argparse.Namespace) -> int:
+    from compiler.importing.savecmd import import_save
+
+    folders = resolve_games([args.game], args.sources)
+    if len(folders) != 1:
+        raise UsageError(f"`{args.game}` is a folder of games: name one game")
+    done = import_save(
+        folders[0],
+        args.save,
+        args.scenario,
+        replace=args.replace,
+        like=args.like,
+        title=args.title,
+    )
+    for finding in [*done.findings, *done.validation]:
+        _out(render_text(finding))
+        _out()
+    if done.written is None:
+        _out(f"{args.save}: not imported ({summary(done.findings)}); nothing written")
+        return EXIT_FINDINGS
+    verb = "replaced" if done.replaced else "wrote"
+    _out(
+        f"{verb} {done.written}: scenario `{args.scenario}`, "
+        f"{_count(done.placed, 'piece')} set up, {_count(done.arriving, 'reinforcement')}"
+    )
+    errors = [f for f in done.validation if f.severity is Severity.ERROR]
+    if done.validation:
+        _out(f"{done.written}: {summary(done.validation)}")
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {
@@ -308,14 +363,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rules": _rules,
         "new": _new,
         "schema": _schema,
+        "import-save": _import_save,
     }
     try:
-        return handlers[args.command](args)
-    except (UsageError, OutputError) as err:
-        _err(str(err))
-        return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_OK
+        code = handlers[args.command](args)
     except KeyboardInterrupt:
-        _err("interrupted")
-        return EXIT_INTERRUPTED
+        return _interrupted()
+    except Exception as err:
+        # a library that caught the Ctrl-C turned it into an error of its own
+        if interrupts.seen():
+            return _interrupted()
+        if isinstance(err, (UsageError, OutputError)):
+            _err(str(err))
+            return EXIT_USAGE
+        if isinstance(err, BrokenPipeError):
+            return EXIT_OK
+        raise
+    return code
+
+
+def _interrupted() -> int:
+    _err("interrupted")
+    return EXIT_INTERRUPTED
