@@ -1,58 +1,18 @@
-"""VASSAL's SequenceEncoder and piece definitions (type and state strings, AddPiece commands).
-
-The only escaping rule VASSAL has: inside a field, a backslash goes before every delimiter; a
-field that starts with a backslash, or starts and ends with an apostrophe, is wrapped in
-apostrophes. A field ending in a backslash would swallow the next delimiter, so callers never
-pass one (`clean` strips them). Nested lists simply apply the rule again with another delimiter.
+"""Piece definitions (type and state strings, AddPiece commands), in VASSAL's SequenceEncoder
+(`compiler.sequence`). A field ending in a backslash would swallow the next delimiter, so
+callers never pass one (`clean` strips them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-TAB = "\t"
-ESC = "\x1b"
-
-
-def field(text: str, delimiter: str) -> str:
-    if not text:
-        return ""
-    out = text.replace(delimiter, "\\" + delimiter)
-    if text[0] == "\\" or (text[0] == "'" and text[-1] == "'"):
-        out = f"'{out}'"
-    return out
-
-
-def join(fields: Iterable[str], delimiter: str) -> str:
-    return delimiter.join(field(f, delimiter) for f in fields)
-
-
-def split(text: str, delimiter: str) -> list[str]:
-    """VASSAL's decoder: split at unescaped delimiters, drop the escapes, unwrap apostrophes."""
-    parts: list[str] = []
-    current: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\" and index + 1 < len(text) and text[index + 1] == delimiter:
-            current.append(delimiter)
-            index += 2
-            continue
-        if char == delimiter:
-            parts.append(_unwrap("".join(current)))
-            current = []
-        else:
-            current.append(char)
-        index += 1
-    parts.append(_unwrap("".join(current)))
-    return parts
-
-
-def _unwrap(token: str) -> str:
-    if len(token) > 1 and token[0] == "'" and token[-1] == "'":
-        return token[1:-1]
-    return token
+from compiler.sequence import ESC as ESC
+from compiler.sequence import TAB as TAB
+from compiler.sequence import field as field
+from compiler.sequence import join as join
+from compiler.sequence import split as split
 
 
 def clean(text: str) -> str:
