@@ -4,6 +4,7 @@
  * its player window.
  *
  *   java -cp Vengine.jar:<Debian jars>:<classes> Harness MODULE.vmod [--prop NAME]...
+ *        [--screenshot PNG] [--save-dir DIR [--moves]]
  *
  * Checks:
  *  (a) every PieceSlot (tray, at-start stack, deck) and every PrototypeDefinition decodes
@@ -15,7 +16,30 @@
  *      VASSAL's location name, position and the properties named with --prop;
  *  (d) every WARN/ERROR logged through slf4j/logback (this is where ErrorDialog.dataWarning,
  *      "Bad Data in Module", ends up), every bug report (ErrorDialog.bug) and every dialog
- *      window opened is reported in "warnings".
+ *      window opened is reported in "warnings";
+ *  (e) with --save-dir DIR, each started setup is saved right after it is read back, by
+ *      GameState.saveGame(File) (what File > Save runs once the game has a file name, so the
+ *      savedGame entry is VASSAL's "!VCSK"-obfuscated form), to DIR/<n>.vsav, n = 1-based
+ *      index in "setups"; the setup gets "save": <absolute path>. The preference
+ *      promptLogComment is switched off (else saving asks for comments in a dialog).
+ *      saveGame also starts a second JVM (ModuleManagerUpdateHelper: ModuleManager
+ *      --update-game, which exits when no Module Manager runs); the harness waits for it.
+ *  (f) with --moves too, the same game is then played on through VASSAL's own commands, each
+ *      sent with GameModule.sendAndLog (so the log and Undo record it):
+ *        - move: the first piece of a map other than "Reinforcements" (outside decks, not
+ *          restricted or immovable) is dropped onto the first piece after it (reading order)
+ *          at another location: DragBuffer + the map's PieceMover.movePieces, as a drop does
+ *          (Map.placeOrMerge if the map has no PieceMover), so it ends on that piece's point;
+ *        - flip: Ctrl-F (70,130) through KeyBuffer.keyCommand, as a key press on the map does,
+ *          to the first piece with a Layer named "Face" (one showing its front if any);
+ *        - rotate: Ctrl-R (82,130) the same way to the first piece with a FreeRotator (one
+ *          not masked from the harness if any);
+ *      a move that does not take effect is a warning. The setup then gets "moves" (e.g.
+ *      {"action": "move", "id", "name", "map", "from", "to", "onto", "x", "y", "via",
+ *      "undoable"}, {"action": "flip", "id", "name", "map", "location", "key", "layer",
+ *      "levelBefore", "levelAfter", "undoable"}, {"action": "rotate", ..., "key",
+ *      "angleBefore", "angleAfter", "undoable"}), "afterMoves" (every piece read back again, as
+ *      in "pieces") and "movedSave" (DIR/<n>-moved.vsav, saved the same way).
  *
  * Exit status: 0 = clean; 1 = the module has problems (decodeErrors, imageErrors, warnings);
  * 2 = the harness hit a Java exception (the JSON then has "exception"); 3 = bad usage.
@@ -30,6 +54,8 @@ import java.awt.Frame;
 import java.awt.Point;
 import java.awt.Toolkit;
 import java.awt.Window;
+import java.awt.event.InputEvent;
+import java.awt.event.KeyEvent;
 import java.awt.event.WindowEvent;
 import java.io.File;
 import java.io.FileDescriptor;
@@ -54,6 +80,7 @@ import javax.swing.AbstractButton;
 import javax.swing.JFrame;
 import javax.swing.JMenuBar;
 import javax.swing.JLabel;
+import javax.swing.KeyStroke;
 import javax.swing.SwingUtilities;
 import javax.swing.text.JTextComponent;
 
@@ -78,7 +105,10 @@ import VASSAL.build.widget.PieceSlot;
 import VASSAL.command.AddPiece;
 import VASSAL.command.Command;
 import VASSAL.counters.Decorator;
+import VASSAL.counters.DragBuffer;
+import VASSAL.counters.FreeRotator;
 import VASSAL.counters.GamePiece;
+import VASSAL.counters.KeyBuffer;
 import VASSAL.counters.PieceCloner;
 import VASSAL.counters.Properties;
 import VASSAL.counters.Stack;
@@ -550,6 +580,15 @@ public final class Harness {
   }
 
   private static List<Map<String, Object>> piecesOnMaps(List<String> props) {
+    return piecesOnMaps(props, true);
+  }
+
+  /**
+   * Every piece on every map, in reading order (maps in module order, then VASSAL's piece order).
+   * With {@code check}, images are collected and unexpanded prototypes reported; without, the
+   * pieces are only read (for a second reading of the same game).
+   */
+  private static List<Map<String, Object>> piecesOnMaps(List<String> props, boolean check) {
     final List<Map<String, Object>> out = new ArrayList<>();
     for (final VASSAL.build.module.Map map : VASSAL.build.module.Map.getMapList()) {
       for (final GamePiece top : map.getPieces()) {
@@ -563,6 +602,9 @@ public final class Harness {
             rec.put("faceDown", deck.isFaceDown());
           }
           out.add(rec);
+          if (!check) {
+            continue;
+          }
           addImages(p, "setup piece " + p.getName());
           final List<String> protos = new ArrayList<>();
           for (final GamePiece t : traits(p)) {
@@ -672,6 +714,9 @@ public final class Harness {
       drainEdt();
       rec.put("gameStarted", onEdt(gs::isGameStarted));
       rec.put("pieces", onEdt(() -> piecesOnMaps(props)));
+      if (saveDir != null) {
+        saveAndMove(gm, out.size() + 1, rec, props);
+      }
       rec.put("warnings", warningsSince(before));
       out.add(rec);
       context = "module";
@@ -684,6 +729,297 @@ public final class Harness {
       return null;
     });
     return out;
+  }
+
+  // ---------------------------------------------------------------- (e) saves and moves
+
+  /** --save-dir: where each started setup is saved (null: no saves). */
+  private static File saveDir = null;
+  /** --moves: after the first save, play a few moves and save again. */
+  private static boolean playMoves = false;
+  private static final long CHILD_PROCESS_TIMEOUT_MS = 30_000;
+  /** Ctrl-F, the module's Flip key of "Face" layers (encoded 70,130). */
+  private static final KeyStroke FLIP_KEY =
+    KeyStroke.getKeyStroke(KeyEvent.VK_F, InputEvent.CTRL_DOWN_MASK);
+  /** Ctrl-R, the module's rotate key of blocks' FreeRotator (encoded 82,130). */
+  private static final KeyStroke ROTATE_KEY =
+    KeyStroke.getKeyStroke(KeyEvent.VK_R, InputEvent.CTRL_DOWN_MASK);
+  private static final String REINFORCEMENTS_MAP = "Reinforcements";
+
+  /**
+   * Save the running game as File > Save does once it has a file name: GameState.saveGame(File)
+   * (obfuscated savedGame entry plus savedata metadata). Returns the absolute path.
+   */
+  private static String saveGame(GameModule gm, File file) throws Exception {
+    final String path = file.getAbsolutePath();
+    onEdt(() -> {
+      final GameState gs = gm.getGameState();
+      if (!gs.isGameStarted() || !gs.isSaveEnabled()) {
+        throw new IllegalStateException("cannot save " + path + ": no game is running");
+      }
+      gs.saveGame(file);
+      return null;
+    });
+    drainEdt();
+    waitForChildProcesses();
+    if (!file.isFile() || file.length() == 0) {
+      throw new IllegalStateException("GameState.saveGame wrote nothing to " + path);
+    }
+    return path;
+  }
+
+  /**
+   * GameState.saveGame ends with ModuleManagerUpdateHelper.sendGameUpdate, which starts a second
+   * JVM (VASSAL.launch.ModuleManager --update-game) that tells a running Module Manager about
+   * the save and exits when there is none. Wait for it so that it does not outlive the harness.
+   */
+  private static void waitForChildProcesses() {
+    final long deadline = System.currentTimeMillis() + CHILD_PROCESS_TIMEOUT_MS;
+    final List<ProcessHandle> children =
+      ProcessHandle.current().children().collect(java.util.stream.Collectors.toList());
+    for (final ProcessHandle child : children) {
+      try {
+        child.onExit().get(Math.max(1, deadline - System.currentTimeMillis()),
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+      catch (Exception e) {
+        notes.add("child process " + child.pid() + " " + child.info().commandLine().orElse("")
+          + " still running after a save: " + e);
+      }
+    }
+  }
+
+  /** A map's pieces in reading order, outside decks. */
+  private static List<GamePiece> loosePieces(VASSAL.build.module.Map map) {
+    final List<GamePiece> out = new ArrayList<>();
+    for (final GamePiece top : map.getPieces()) {
+      if (top instanceof VASSAL.counters.Deck) {
+        continue;
+      }
+      out.addAll((top instanceof Stack) ? ((Stack) top).asList() : List.of(top));
+    }
+    return out;
+  }
+
+  private static Map<String, Object> moveRecord(String action, GamePiece p) {
+    final Map<String, Object> r = new LinkedHashMap<>();
+    r.put("action", action);
+    r.put("id", p.getId());
+    r.put("name", p.getName());
+    final VASSAL.build.module.Map map = p.getMap();
+    r.put("map", map == null ? null : map.getMapName());
+    r.put("location", map == null ? null : map.locationName(p.getPosition()));
+    return r;
+  }
+
+  /** The piece whose trait list holds a Layer named "Face" (outermost such layer), or null. */
+  private static VASSAL.counters.Embellishment faceLayer(GamePiece p) {
+    for (final GamePiece t : traits(p)) {
+      if (t instanceof VASSAL.counters.Embellishment
+          && "Face".equals(((VASSAL.counters.Embellishment) t).getLayerName())) {
+        return (VASSAL.counters.Embellishment) t;
+      }
+    }
+    return null;
+  }
+
+  private static FreeRotator rotator(GamePiece p) {
+    return (FreeRotator) Decorator.getDecorator(p, FreeRotator.class);
+  }
+
+  /** All pieces on all maps (outside decks), in reading order. */
+  private static List<GamePiece> allLoosePieces() {
+    final List<GamePiece> out = new ArrayList<>();
+    for (final VASSAL.build.module.Map map : VASSAL.build.module.Map.getMapList()) {
+      out.addAll(loosePieces(map));
+    }
+    return out;
+  }
+
+  /** Send a keystroke to one piece as a key press on the map does (ForwardToKeyBuffer). */
+  private static Command pressKey(GameModule gm, GamePiece p, KeyStroke key) {
+    final KeyBuffer kb = KeyBuffer.getBuffer();
+    kb.clear();
+    kb.add(p);
+    final Command c = kb.keyCommand(key);
+    kb.clear();
+    gm.sendAndLog(c);
+    return c;
+  }
+
+  /** Whether BasicLogger.log records the command as a step that Undo can take back. */
+  private static boolean undoable(Command c) {
+    return c != null && c.isLoggable() && c.getUndoCommand() != null
+      && !c.getUndoCommand().isNull();
+  }
+
+  /**
+   * Drag the first movable piece of a main map onto the first piece after it (same map) that
+   * is at another location: DragBuffer + the map's PieceMover.movePieces, then sendAndLog, as a
+   * drop does (PieceMover.performDrop). Null when no map has two such pieces.
+   */
+  private static Map<String, Object> movePiece(GameModule gm) {
+    for (final VASSAL.build.module.Map map : VASSAL.build.module.Map.getMapList()) {
+      if (REINFORCEMENTS_MAP.equals(map.getMapName())) {
+        continue;
+      }
+      final List<VASSAL.build.module.map.PieceMover> movers =
+        map.getComponentsOf(VASSAL.build.module.map.PieceMover.class);
+      final List<GamePiece> pieces = loosePieces(map);
+      for (int i = 0; i < pieces.size(); i++) {
+        final GamePiece p = pieces.get(i);
+        if (Boolean.TRUE.equals(p.getProperty(Properties.RESTRICTED_MOVEMENT))
+            || Boolean.TRUE.equals(p.getProperty(Properties.NON_MOVABLE))) {
+          continue;
+        }
+        final String from = map.locationName(p.getPosition());
+        for (int j = i + 1; j < pieces.size(); j++) {
+          final GamePiece q = pieces.get(j);
+          final String to = map.locationName(q.getPosition());
+          if (java.util.Objects.equals(from, to)) {
+            continue;
+          }
+          final Map<String, Object> r = moveRecord("move", p);
+          r.remove("location");
+          r.put("from", from);
+          r.put("to", to);
+          r.put("onto", q.getId());
+          final Point target = new Point(q.getPosition());
+          r.put("x", target.x);
+          r.put("y", target.y);
+          final Command c;
+          if (movers.isEmpty()) {
+            r.put("via", "Map.placeOrMerge");
+            c = map.placeOrMerge(p, target);
+          }
+          else {
+            r.put("via", "PieceMover.movePieces");
+            final DragBuffer db = DragBuffer.getBuffer();
+            db.clear();
+            db.add(p);
+            KeyBuffer.getBuffer().clear();
+            c = movers.get(0).movePieces(map, target);
+            db.clear();
+            KeyBuffer.getBuffer().clear();
+          }
+          gm.sendAndLog(c);
+          r.put("undoable", undoable(c));
+          final Point now = p.getPosition();
+          if (p.getMap() != map || !now.equals(target)) {
+            warn("move of '" + p.getName() + "' (id " + p.getId() + ") to " + to + " " + target
+              + " left it on " + (p.getMap() == null ? null : p.getMap().getMapName()) + " at "
+              + now);
+          }
+          return r;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Ctrl-F on the first piece with a "Face" layer (preferring one that shows its front). */
+  private static Map<String, Object> flipPiece(GameModule gm) {
+    GamePiece chosen = null;
+    for (final GamePiece p : allLoosePieces()) {
+      final VASSAL.counters.Embellishment face = faceLayer(p);
+      if (face == null) {
+        continue;
+      }
+      if (chosen == null) {
+        chosen = p;
+      }
+      if (face.getValue() == 0) { // level 1: the front
+        chosen = p;
+        break;
+      }
+    }
+    if (chosen == null) {
+      return null;
+    }
+    final VASSAL.counters.Embellishment face = faceLayer(chosen);
+    final Map<String, Object> r = moveRecord("flip", chosen);
+    r.put("key", "70,130");
+    r.put("layer", "Face");
+    final int before = face.getValue() + 1;
+    r.put("levelBefore", before);
+    final Command c = pressKey(gm, chosen, FLIP_KEY);
+    final int after = faceLayer(chosen).getValue() + 1;
+    r.put("levelAfter", after);
+    r.put("undoable", undoable(c));
+    if (after == before) {
+      warn("Ctrl-F did not change the Face layer of '" + chosen.getName() + "' (id "
+        + chosen.getId() + ", level " + before + ")");
+    }
+    return r;
+  }
+
+  /** Ctrl-R on the first piece with a FreeRotator (preferring one not masked from us). */
+  private static Map<String, Object> rotatePiece(GameModule gm) {
+    GamePiece chosen = null;
+    for (final GamePiece p : allLoosePieces()) {
+      if (rotator(p) == null) {
+        continue;
+      }
+      final boolean hidden = Boolean.TRUE.equals(p.getProperty(Properties.OBSCURED_TO_ME));
+      if (chosen == null) {
+        chosen = p;
+      }
+      if (!hidden) {
+        chosen = p;
+        break;
+      }
+    }
+    if (chosen == null) {
+      return null;
+    }
+    final Map<String, Object> r = moveRecord("rotate", chosen);
+    r.put("key", "82,130");
+    final double before = rotator(chosen).getAngle();
+    r.put("angleBefore", before);
+    if (Boolean.TRUE.equals(chosen.getProperty(Properties.OBSCURED_TO_ME))) {
+      r.put("obscuredToMe", true);
+    }
+    final Command c = pressKey(gm, chosen, ROTATE_KEY);
+    final double after = rotator(chosen).getAngle();
+    r.put("angleAfter", after);
+    r.put("undoable", undoable(c));
+    if (after == before) {
+      warn("Ctrl-R did not rotate '" + chosen.getName() + "' (id " + chosen.getId()
+        + ", angle " + before + ")"
+        + (r.containsKey("obscuredToMe") ? ": it is masked from the harness (an observer)" : ""));
+    }
+    return r;
+  }
+
+  /** --save-dir (and --moves) for one launched setup: fields save, moves, afterMoves, movedSave. */
+  private static void saveAndMove(GameModule gm, int index, Map<String, Object> rec,
+                                  List<String> props) throws Exception {
+    if (!Boolean.TRUE.equals(rec.get("gameStarted"))) {
+      warn("not saved: the game did not start");
+      rec.put("save", null);
+      return;
+    }
+    rec.put("save", saveGame(gm, new File(saveDir, index + ".vsav")));
+    if (!playMoves) {
+      return;
+    }
+    final List<Map<String, Object>> moves = new ArrayList<>();
+    final List<Callable<Map<String, Object>>> steps =
+      List.of(() -> movePiece(gm), () -> flipPiece(gm), () -> rotatePiece(gm));
+    for (final Callable<Map<String, Object>> step : steps) {
+      final Map<String, Object> m = onEdt(step);
+      drainEdt();
+      if (m != null) {
+        moves.add(m);
+      }
+    }
+    onEdt(() -> {
+      KeyBuffer.getBuffer().clear();
+      return null;
+    });
+    rec.put("moves", moves);
+    rec.put("afterMoves", onEdt(() -> piecesOnMaps(props, false)));
+    rec.put("movedSave", saveGame(gm, new File(saveDir, index + "-moved.vsav")));
   }
 
   // ---------------------------------------------------------------- JSON output
@@ -763,6 +1099,12 @@ public final class Harness {
       else if ("--screenshot".equals(args[i]) && i + 1 < args.length) {
         screenshotPath = args[++i];
       }
+      else if ("--save-dir".equals(args[i]) && i + 1 < args.length) {
+        saveDir = new File(args[++i]).getAbsoluteFile();
+      }
+      else if ("--moves".equals(args[i])) {
+        playMoves = true;
+      }
       else if (vmodPath == null) {
         vmodPath = args[i];
       }
@@ -772,7 +1114,8 @@ public final class Harness {
       }
     }
     if (vmodPath == null) {
-      System.err.println("usage: Harness MODULE.vmod [--prop NAME]...");
+      System.err.println("usage: Harness MODULE.vmod [--prop NAME]... [--screenshot PNG]"
+        + " [--save-dir DIR [--moves]]");
       System.exit(3);
     }
 
@@ -844,6 +1187,21 @@ public final class Harness {
         }
         return null;
       });
+      if (saveDir != null) {
+        // Saving asks for "Log file comments" (SaveMetaData) unless the player ticked "Don't
+        // ask again"; do as that player.
+        if (!saveDir.isDirectory() && !saveDir.mkdirs()) {
+          throw new java.io.IOException("cannot create --save-dir " + saveDir);
+        }
+        onEdt(() -> {
+          final String key = VASSAL.build.module.metadata.SaveMetaData.PROMPT_LOG_COMMENT;
+          if (gm.getPrefs().getOption(key) != null) {
+            gm.getPrefs().setValue(key, Boolean.FALSE);
+            notes.add("preference " + key + " set to false");
+          }
+          return null;
+        });
+      }
 
       final int[] counts = onEdt(() -> decodeAll(gm));
       report.put("pieceSlots", counts[0]);

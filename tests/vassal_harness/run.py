@@ -12,10 +12,31 @@ or from the shell: ``python -m tests.vassal_harness.run MODULE.vmod [--prop NAME
 The report is the JSON document Harness.java prints (see the comment at its top): module,
 version, pieceSlots, prototypes, decodeErrors, imageErrors, warnings, dialogs, notes, setups
 (name, file, pieces: id, name, map, location, board, x, y, props), images, ok.
+
+With ``save_dir`` (``--save-dir DIR``) each setup also has ``save``: the absolute path of
+``DIR/<n>.vsav`` (n = 1-based index in ``setups``), written by VASSAL's GameState.saveGame
+right after the setup started, so it is exactly what File > Save writes (``!VCSK``-obfuscated
+savedGame entry). With ``moves`` too (``--moves``), VASSAL's own commands then change that game
+and record it in the log/undo: ``moves`` lists what was done, each with action, id, name, map
+and ``undoable`` (the command is one Undo takes back):
+
+* ``{"action": "move", "from": LOC, "to": LOC, "onto": ID, "x": X, "y": Y, "via": ...}``: the
+  first movable piece of a map other than "Reinforcements", dropped (DragBuffer +
+  PieceMover.movePieces, or Map.placeOrMerge when the map has no PieceMover) onto the first
+  piece after it at another location, so it ends on that location's point;
+* ``{"action": "flip", "location": LOC, "key": "70,130", "layer": "Face", "levelBefore": 1,
+  "levelAfter": 2}``: Ctrl-F to the first piece with a "Face" layer (one showing its front
+  when there is one);
+* ``{"action": "rotate", "location": LOC, "key": "82,130", "angleBefore": A, "angleAfter": B}``:
+  Ctrl-R to the first piece with a FreeRotator (one not masked from the harness if possible).
+
+Then ``afterMoves`` reads every piece again (same records as ``pieces``) and ``movedSave`` is
+``DIR/<n>-moved.vsav``. A move that does not take effect is a warning.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import select
@@ -101,11 +122,19 @@ def compile_harness() -> Path:
             "VASSAL harness prerequisites missing (run scripts/install-vassal.sh): "
             + ", ".join(missing)
         )
+    VASSAL_HOME.mkdir(parents=True, exist_ok=True)
+    # Harnesses run side by side: one compiles at a time, the others then find it up to date
+    # (else one could swap CLASSES_DIR away under another's running JVM).
+    with open(VASSAL_HOME / ".compile.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _compile_harness()
+
+
+def _compile_harness() -> Path:
     stamp = CLASSES_DIR / "Harness.class"
     inputs = (*HARNESS_SOURCES, LOGBACK_CONFIG, VENGINE_JAR)
     if stamp.is_file() and stamp.stat().st_mtime >= max(p.stat().st_mtime for p in inputs):
         return CLASSES_DIR
-    VASSAL_HOME.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="classes-", dir=VASSAL_HOME))
     try:
         proc = subprocess.run(
@@ -191,10 +220,15 @@ def run_harness(
     props: Sequence[str] = (),
     timeout: float = DEFAULT_TIMEOUT,
     screenshot: Path | None = None,
+    save_dir: Path | None = None,
+    moves: bool = False,
 ) -> dict[str, object]:
     """Load ``vmod`` in VASSAL 3.6 and return the harness report (see the module doc).
 
-    ``props`` names piece properties to read back for every piece of every setup. Problems of
+    ``props`` names piece properties to read back for every piece of every setup. With
+    ``save_dir``, every started setup is saved by VASSAL (GameState.saveGame) to
+    ``save_dir/<n>.vsav``; with ``moves`` too, a piece is then moved, flipped and rotated through
+    VASSAL's commands and the game saved again to ``save_dir/<n>-moved.vsav``. Problems of
     the module (decode/image errors, warnings, dialogs) come back in the report with
     ``ok == False``; a Java exception, a timeout or bad output raises HarnessError.
     """
@@ -207,8 +241,20 @@ def run_harness(
         args += ["--prop", prop]
     if screenshot is not None:
         args += ["--screenshot", str(Path(screenshot).resolve())]
+    if save_dir is not None:
+        args += ["--save-dir", str(Path(save_dir).resolve())]
+        if moves:
+            args.append("--moves")
+    elif moves:
+        raise ValueError("moves=True needs save_dir")
     with tempfile.TemporaryDirectory(prefix="vassal-home-") as home, display() as disp:
         env = dict(os.environ, DISPLAY=disp)
+        if save_dir is not None:
+            # Each save starts a second JVM (ModuleManager --update-game) with only the class
+            # path and user.dir: keep its ~/.VASSAL in the same throw-away home as well.
+            env["JAVA_TOOL_OPTIONS"] = " ".join(
+                filter(None, (os.environ.get("JAVA_TOOL_OPTIONS"), f"-Duser.home={home}"))
+            )
         cmd = [
             "java",
             "-Djava.awt.headless=false",
@@ -254,9 +300,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prop", action="append", default=[], help="piece property to read")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
     parser.add_argument("--screenshot", type=Path, help="also save a picture of the player window")
+    parser.add_argument(
+        "--save-dir", type=Path, help="save every started setup there as <n>.vsav (VASSAL's save)"
+    )
+    parser.add_argument(
+        "--moves",
+        action="store_true",
+        help="with --save-dir: then move, flip and rotate a piece and save <n>-moved.vsav",
+    )
     args = parser.parse_args(argv)
+    if args.moves and args.save_dir is None:
+        parser.error("--moves needs --save-dir")
     report = run_harness(
-        args.vmod, props=args.prop, timeout=args.timeout, screenshot=args.screenshot
+        args.vmod,
+        props=args.prop,
+        timeout=args.timeout,
+        screenshot=args.screenshot,
+        save_dir=args.save_dir,
+        moves=args.moves,
     )
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     return 0 if report.get("ok") else 1
