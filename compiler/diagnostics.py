@@ -39,8 +39,18 @@ FILE_RULES = frozenset(
 )
 """Rules that say a whole file (or folder) could not be read: the root causes, sorted first."""
 
-_NO_SOURCE_LINE = frozenset({"file-unreadable", "file-too-large"})
-"""A file that could not or may not be read is not quoted under its finding."""
+_NO_SOURCE_LINE = frozenset(
+    {
+        "file-unreadable",
+        "file-too-large",
+        "import-unknown-piece",
+        "import-off-location",
+        "import-no-entry",
+        "import-card",
+    }
+)
+"""A file that could not or may not be read is not quoted under its finding, nor an archive
+(an imported save's findings count commands of its stream, not lines of a text file)."""
 
 
 class Severity(StrEnum):

@@ -68,6 +68,13 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("print-settings", "The game's print settings can be used (sizes, paper, offsets)"),
         ("text-overflow", "Text that had to be shortened to fit its layout slot (a warning)"),
     )
+    + _rules(
+        "import",
+        ("import-unknown-piece", "Every piece of an imported save is a unit, marker or card"),
+        ("import-off-location", "Every piece of an imported save lies on a location"),
+        ("import-no-entry", "A reinforcement in an imported save knows where it enters"),
+        ("import-card", "Cards of an imported save lie in the game's decks"),
+    )
 )
 
 KIND_TITLES: dict[str, str] = {

@@ -199,15 +199,33 @@ def _gpids(game: GameData) -> dict[str, int]:
     return pc.assign_gpids(keys)
 
 
-def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLayout | None, str]:
+def reinforcement_layout(game: GameData) -> tuple[list[int], MapLayout | None]:
+    """The turns reinforcements arrive on, and the Reinforcements map: one box per turn."""
     turns = sorted({r.turn for s in game.scenarios for r in s.reinforcements})
     if not turns:
-        return [], None, ""
+        return [], None
     holding = GameMap(id=REINFORCEMENTS_MAP, name=Text(REINFORCEMENTS_MAP), kind="none")
     zones, height = box_strip([(turn_zone(t), turn_zone(t)) for t in turns], 0, 1200)
     layout = MapLayout(
         holding, 1200, height, (), (), tuple(zones), 0, {z.id: z.point for z in zones}
     )
+    return turns, layout
+
+
+def map_layouts(game: GameData) -> dict[str, MapLayout]:
+    """Where every location of every map lies in the module (the Reinforcements map under its
+    own name): what a save's piece positions are read back against."""
+    layouts = {m.id: layout_map(m, _size(load_board_art(game, m))) for m in game.maps}
+    _, holding = reinforcement_layout(game)
+    if holding is not None:
+        layouts[REINFORCEMENTS_MAP] = holding
+    return layouts
+
+
+def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLayout | None, str]:
+    turns, layout = reinforcement_layout(game)
+    if layout is None:
+        return [], None, ""
     return turns, layout, store.add(render_board(game, layout), "board")
 
 

@@ -7,6 +7,7 @@ The command stream is a flat ESC-joined list: begin_save, every piece, one stack
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 from lxml import etree
@@ -27,6 +28,10 @@ from compiler.rules.context import scenario_view
 from compiler.rules.placed import Placement
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+CARRIED = "countermix"
+"""The persistent property (BasicPiece state) holding what a placement says that the piece does
+not show: state values, the reinforcement's entry location, notes, attachments, steps. VASSAL
+keeps it through moves, saves and loads, so `countermix import-save` reads it back."""
 
 
 def _number(value: object) -> int | None:
@@ -62,6 +67,32 @@ def piece_traits(
     )
 
 
+def carried(placement: Placement) -> dict[str, object]:
+    """What a placement says beyond the piece's place and look (see CARRIED)."""
+    entry = placement.entry
+    out: dict[str, object] = {}
+    if placement.state:
+        out["state"] = dict(placement.state)
+    if placement.steps is not None:
+        out["steps"] = placement.steps
+    if placement.turn:
+        out["enters"] = placement.at
+    if getattr(entry, "attached_to", ""):
+        out["attached_to"] = getattr(entry, "attached_to", "")
+    if entry.note:
+        out["note"] = entry.note
+    return out
+
+
+def _with_carried(basic: enc.Trait, placement: Placement) -> enc.Trait:
+    values = carried(placement)
+    if not values:
+        return basic
+    text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+    fields = enc.split(basic.state, ";")
+    return enc.Trait(basic.type, enc.join([*fields[:4], "1", CARRIED, text], ";"))
+
+
 def _where(plan: ModulePlan, placement: Placement) -> tuple[str, int, int] | None:
     if placement.turn:
         x, y = plan.layouts[REINFORCEMENTS_MAP].positions[turn_zone(placement.turn)]
@@ -85,6 +116,7 @@ def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
             continue
         piece_id = str(1_000_000 + index)
         traits = pc.expand_prototypes(plan.game, piece_traits(plan, placement, at))
+        traits[-1] = _with_carried(traits[-1], placement)
         commands.append(enc.add_piece(traits, piece_id))
         stacks.setdefault(at, []).append(piece_id)
     for number, ((map_name, x, y), members) in enumerate(stacks.items(), start=1):

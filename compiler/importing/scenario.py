@@ -1,0 +1,367 @@
+"""A save read back as a scenario: every piece on a map becomes a setup entry at its location,
+every piece in a turn box of the Reinforcements map a reinforcement of that turn.
+
+A piece is known by the properties countermix gives it (UnitId, MarkerId, CardId), else by its
+gpid, else by its name. Its look gives its state: the Face layer (front or back), the Steps
+lost layer (steps remaining), a block's rotation (its strength). What a placement says beyond
+that (state values, entry location, notes, attachments) rides on the piece in the `countermix`
+property the module's own saves carry. Whatever cannot be read back is a finding; nothing is
+dropped in silence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, turn_zone
+from compiler.backends.vassal.geometry import MapLayout
+from compiler.backends.vassal.module import map_names
+from compiler.backends.vassal.pieces import assign_gpids
+from compiler.backends.vassal.saves import CARRIED
+from compiler.diagnostics import Finding, Location, printable
+from compiler.importing.saves import SaveContents, SavedPiece
+from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
+from compiler.model.units import Marker, Unit
+from compiler.plain import plain
+
+HEADER_SKIPPED = ("setup", "reinforcements")
+
+
+@dataclass
+class ImportedScenario:
+    """The scenario as YAML-ready data, and what could not be read back."""
+
+    data: dict[str, Any]
+    findings: list[Finding] = field(default_factory=list)
+    placed: int = 0
+    arriving: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """One piece read back: what it is, where, and its state."""
+
+    unit: Unit | None
+    marker: Marker | None
+    at: str
+    turn: int
+    face: str
+    steps: int | None
+    state: Mapping[str, Any]
+    extra: Mapping[str, Any]
+
+
+def scenario_from_save(
+    game: GameData,
+    layouts: Mapping[str, MapLayout],
+    save: SaveContents,
+    scenario_id: str,
+    base: Scenario | None,
+    title: str = "",
+) -> ImportedScenario:
+    """The scenario `scenario_id` as the save sets it up; its other fields (name, turns,
+    victory ...) come from `base` when given."""
+    reader = _Reader(game, layouts, save)
+    read = [r for piece in save.pieces if (r := reader.piece(piece)) is not None]
+    data = _header(game, save, scenario_id, base, title, read)
+    setup = _setup_entries([r for r in read if not r.turn])
+    arrivals = _arrival_entries([r for r in read if r.turn])
+    if setup:
+        data["setup"] = setup
+    if arrivals:
+        data["reinforcements"] = arrivals
+    order = [spec.name for spec in dataclasses.fields(Scenario)]
+    data = {key: data[key] for key in sorted(data, key=order.index)}
+    return ImportedScenario(
+        data,
+        reader.findings,
+        placed=sum(1 for r in read if not r.turn),
+        arriving=sum(1 for r in read if r.turn),
+    )
+
+
+class _Reader:
+    def __init__(
+        self, game: GameData, layouts: Mapping[str, MapLayout], save: SaveContents
+    ) -> None:
+        self.game = game
+        self.save = save
+        self.findings: list[Finding] = []
+        names = map_names(game.maps)
+        self.maps = {name: map_id for map_id, name in names.items()}
+        self.maps[REINFORCEMENTS_MAP] = REINFORCEMENTS_MAP
+        self.layouts = layouts
+        self.exact = {
+            map_id: {(round(p[0]), round(p[1])): loc for loc, p in layout.positions.items()}
+            for map_id, layout in layouts.items()
+        }
+        keys = [f"unit:{u.id}" for u in game.units] + [f"marker:{m}" for m in game.markers]
+        keys += [f"card:{c.id}:{n}" for c in game.cards for n in range(c.copies)]
+        self.by_gpid = {str(number): key for key, number in assign_gpids(keys).items()}
+        self.by_name: dict[str, list[str]] = {}
+        for unit in game.units:
+            self.by_name.setdefault(unit.name.en, []).append(f"unit:{unit.id}")
+        self.turns = {turn_zone(t): t for t in range(0, 1000)}
+
+    def where(self, piece: SavedPiece) -> Location:
+        """A piece's place in the save: the number of its command in the stream."""
+        return Location(str(self.save.path), piece.command, 1)
+
+    def piece(self, saved: SavedPiece) -> _Read | None:
+        key = self._identity(saved)
+        if key is None:
+            return None
+        kind, _, ident = key.partition(":")
+        if kind == "card":
+            if not saved.deck:
+                self._finding(
+                    "import-card",
+                    saved,
+                    f"card `{ident.rpartition(':')[0]}` lies on `{printable(saved.map)}` at "
+                    f"({saved.x}, {saved.y}), outside every deck",
+                    "countermix scenarios deal cards from decks: put the card back in its deck",
+                )
+            return None
+        unit = self.game.unit(ident) if kind == "unit" else None
+        marker = self.game.markers.get(ident) if kind == "marker" else None
+        place = self._location(saved)
+        if place is None:
+            return None
+        map_id, location = place
+        extra = _carried(saved.piece.props.get(CARRIED, ""))
+        turn = 0
+        at = location
+        if map_id == REINFORCEMENTS_MAP and marker is not None:
+            self._finding(
+                "import-off-location",
+                saved,
+                f"marker `{ident}` waits in a turn box; only units arrive as reinforcements",
+                "set the marker up on the map, or delete it in VASSAL and save again",
+            )
+            return None
+        if map_id == REINFORCEMENTS_MAP:
+            turn = self.turns.get(location, 0)
+            at = str(extra.get("enters", ""))
+            if not at:
+                self._finding(
+                    "import-no-entry",
+                    saved,
+                    f"`{ident}` waits in the box of turn {turn} but the save does not say "
+                    "where it enters",
+                    "add it to the scenario's reinforcements by hand, or set it up on the "
+                    "map instead",
+                )
+                return None
+        face = "back" if saved.piece.layers.get("Face", 1) == 2 else "front"
+        state = dict(extra.get("state") or {})
+        steps = extra.get("steps")
+        if unit is not None:
+            steps, state = self._unit_state(unit, saved, steps, state)
+        return _Read(unit, marker, at, turn, face, steps, state, extra)
+
+    def _unit_state(
+        self, unit: Unit, saved: SavedPiece, steps: object, state: dict[str, Any]
+    ) -> tuple[int | None, dict[str, Any]]:
+        carried_steps = steps if isinstance(steps, int) else None
+        unit_type = self.game.unit_type(unit.type)
+        if unit_type is not None and unit_type.shape == "block":
+            full_value = unit.front.get("cv")
+            full = int(full_value) if _is_number(full_value) else unit.steps
+            turned = saved.piece.rotation or 0
+            carried_cv = state.get("cv")
+            if not (_is_number(carried_cv) and (full - int(carried_cv)) % 4 == turned):
+                if turned or _is_number(carried_cv):
+                    state["cv"] = full - turned
+            return carried_steps, state
+        level = saved.piece.layers.get("Steps lost")
+        if level is None:
+            return carried_steps, state
+        lost = level - 1
+        if carried_steps is not None and unit.steps - carried_steps == lost:
+            return carried_steps, state
+        return (unit.steps - lost if lost > 0 else None), state
+
+    def _identity(self, saved: SavedPiece) -> str | None:
+        props = saved.piece.props
+        for prop, kind in (("UnitId", "unit"), ("MarkerId", "marker")):
+            ident = props.get(prop, "")
+            if ident:
+                known = self.game.unit(ident) if kind == "unit" else self.game.markers.get(ident)
+                if known is not None:
+                    return f"{kind}:{ident}"
+        card = props.get("CardId", "")
+        if card and any(c.id == card for c in self.game.cards):
+            return f"card:{card}:0"
+        by_gpid = self.by_gpid.get(saved.piece.gpid)
+        if by_gpid is not None:
+            return by_gpid
+        named = self.by_name.get(saved.piece.name, [])
+        if len(named) == 1:
+            return named[0]
+        self._finding(
+            "import-unknown-piece",
+            saved,
+            f"piece `{printable(saved.piece.name)}` (gpid {printable(saved.piece.gpid)}) is "
+            f"not a unit, marker or card of `{self.game.game.id}`",
+            "add it to the game's data, or delete it in VASSAL and save again",
+        )
+        return None
+
+    def _location(self, saved: SavedPiece) -> tuple[str, str] | None:
+        map_id = self.maps.get(saved.map)
+        layout = self.layouts.get(map_id) if map_id is not None else None
+        if map_id is None or layout is None:
+            self._finding(
+                "import-off-location",
+                saved,
+                f"`{printable(saved.piece.name)}` lies on `{printable(saved.map)}`, which is "
+                "not a map of the game",
+                "move it onto a map, or delete it in VASSAL and save again",
+            )
+            return None
+        exact = self.exact[map_id].get((saved.x, saved.y))
+        if exact is not None:
+            return map_id, exact
+        nearest = _nearest(layout, saved.x, saved.y)
+        if nearest is None:
+            self._finding(
+                "import-off-location",
+                saved,
+                f"`{printable(saved.piece.name)}` lies at ({saved.x}, {saved.y}) on "
+                f"`{printable(saved.map)}`, between locations",
+                "move it onto a hex, area, town or box in VASSAL and save again",
+            )
+            return None
+        return map_id, nearest
+
+    def _finding(self, rule: str, saved: SavedPiece, message: str, hint: str) -> None:
+        self.findings.append(Finding(rule, self.where(saved), message, hint))
+
+
+def _nearest(layout: MapLayout, x: int, y: int) -> str | None:
+    """The location whose point is clearly the nearest: less than half as far as the next."""
+    ranked = sorted((math.hypot(p[0] - x, p[1] - y), loc) for loc, p in layout.positions.items())[
+        :2
+    ]
+    if not ranked:
+        return None
+    if len(ranked) == 1 or ranked[0][0] * 2 < ranked[1][0]:
+        return ranked[0][1]
+    return None
+
+
+def _carried(text: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _header(
+    game: GameData,
+    save: SaveContents,
+    scenario_id: str,
+    base: Scenario | None,
+    title: str,
+    read: list[_Read],
+) -> dict[str, Any]:
+    if base is not None:
+        data = {k: v for k, v in plain(base).items() if k not in HEADER_SKIPPED}
+        data["id"] = scenario_id
+        if title:
+            data["title"] = title
+        return data
+    last = max(len(game.game.turns), *(r.turn for r in read), 1)
+    data = {"id": scenario_id, "name": save.description or scenario_id}
+    if title:
+        data["title"] = title
+    data["last_turn"] = last
+    return data
+
+
+def _entry_key(read: _Read) -> tuple[str, str, str]:
+    return (
+        read.at,
+        read.face,
+        json.dumps(
+            [read.steps, read.state, read.extra.get("note"), read.extra.get("attached_to")],
+            sort_keys=True,
+            default=str,
+        ),
+    )
+
+
+def _setup_entries(reads: list[_Read]) -> list[dict[str, Any]]:
+    """Units at one location in one state share an entry; markers have their own."""
+    entries: list[dict[str, Any]] = []
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for read in reads:
+        if read.marker is not None:
+            entries.append(_with_state({"at": read.at, "marker": read.marker.id}, read))
+            continue
+        assert read.unit is not None
+        key = _entry_key(read)
+        group = groups.get(key)
+        if group is None or "attached_to" in group:
+            group = _with_state({"at": read.at, "units": []}, read)
+            groups[key] = group
+            entries.append(group)
+        group["units"].append(read.unit.id)
+    return [_single(entry) for entry in entries]
+
+
+def _single(entry: dict[str, Any]) -> dict[str, Any]:
+    units = entry.get("units")
+    if units is None or len(units) != 1:
+        return entry
+    return {
+        ("unit" if k == "units" else k): (v[0] if k == "units" else v) for k, v in entry.items()
+    }
+
+
+def _with_state(entry: dict[str, Any], read: _Read) -> dict[str, Any]:
+    if read.face != "front":
+        entry["face"] = read.face
+    if read.steps is not None:
+        entry["steps"] = read.steps
+    if read.state:
+        entry["state"] = dict(read.state)
+    for key in ("attached_to", "note"):
+        if read.extra.get(key):
+            entry[key] = str(read.extra[key])
+    return entry
+
+
+def _arrival_entries(reads: list[_Read]) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    groups: dict[tuple[int, tuple[str, str, str]], dict[str, Any]] = {}
+    for read in sorted(reads, key=lambda r: r.turn):
+        if read.unit is None:
+            continue
+        key = (read.turn, _entry_key(read))
+        group = groups.get(key)
+        if group is None:
+            group = {"turn": read.turn, "units": [], "at": read.at}
+            if read.face != "front":
+                group["face"] = read.face
+            if read.state:
+                group["state"] = dict(read.state)
+            if read.extra.get("note"):
+                group["note"] = str(read.extra["note"])
+            groups[key] = group
+            entries.append(group)
+        group["units"].append(read.unit.id)
+    return entries
