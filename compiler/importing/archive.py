@@ -10,6 +10,7 @@ one sentence saying why; nothing is written by this module.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import zipfile
@@ -39,9 +40,9 @@ class ArchiveError(Exception):
 class Archive:
     """The entries of one archive, read on demand with their real sizes checked."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, data: bytes | None = None) -> None:
         self.path = path
-        self._file = _open(path)
+        self._file = _open(path) if data is None else io.BytesIO(data)
         try:
             self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
@@ -52,6 +53,11 @@ class Archive:
         except ArchiveError:
             self.close()
             raise
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Archive:
+        """An archive held in memory (a save inside a module), named `where` in messages."""
+        return cls(Path(where), data)
 
     def close(self) -> None:
         self._zip.close()

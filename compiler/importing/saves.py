@@ -129,20 +129,16 @@ def _stack(state: str, placed: dict[str, tuple[str, int, int]]) -> None:
 
 
 def _deck(ident: str, type_: str, state: str) -> SavedDeck:
-    """Deck type `deck;...;name;...` (the name is the 11th field after the kind, as in 3.6 and
-    3.7); state `map;x;y;faceDown;...;count;member;...` — the members are the last `count`."""
+    """Deck type `deck;drawOutline;colour;width;height;faceDown;shuffle;multiple;select;
+    reversible;reshuffleCommand;reshuffleTarget;reshuffleMessage;name;...` and state
+    `map;x;y;faceDown;member,member,...` (VASSAL 3.6 and 3.7 Deck.getType/getState)."""
     type_fields = split(type_, ";")
-    name = type_fields[11] if len(type_fields) > 11 else ident
+    name = type_fields[13] if len(type_fields) > 13 and type_fields[13] else ident
     fields = split(state, ";")
     map_name = fields[0] if fields else "null"
     x = _int(fields[1]) if len(fields) > 1 else 0
     y = _int(fields[2]) if len(fields) > 2 else 0
-    members: tuple[str, ...] = ()
-    for index in range(len(fields) - 1, 2, -1):
-        count = _int(fields[index], -1)
-        if count >= 0 and index + 1 + count == len(fields):
-            members = tuple(fields[index + 1 :])
-            break
+    members = tuple(m for m in split(fields[4], ",") if m) if len(fields) > 4 else ()
     return SavedDeck(ident, name, map_name, x, y, members)
 
 

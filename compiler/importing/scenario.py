@@ -68,7 +68,7 @@ def scenario_from_save(
     """The scenario `scenario_id` as the save sets it up; its other fields (name, turns,
     victory ...) come from `base` when given."""
     reader = _Reader(game, layouts, save)
-    read = [r for piece in save.pieces if (r := reader.piece(piece)) is not None]
+    read = _detached([r for piece in save.pieces if (r := reader.piece(piece)) is not None])
     data = _header(game, save, scenario_id, base, title, read)
     setup = _setup_entries([r for r in read if not r.turn])
     arrivals = _arrival_entries([r for r in read if r.turn])
@@ -76,6 +76,9 @@ def scenario_from_save(
         data["setup"] = setup
     if arrivals:
         data["reinforcements"] = arrivals
+    decks = reader.deck_setup(base)
+    if decks:
+        data["decks"] = decks
     order = [spec.name for spec in dataclasses.fields(Scenario)]
     data = {key: data[key] for key in sorted(data, key=order.index)}
     return ImportedScenario(
@@ -108,6 +111,53 @@ class _Reader:
         for unit in game.units:
             self.by_name.setdefault(unit.name.en, []).append(f"unit:{unit.id}")
         self.turns = {turn_zone(t): t for t in range(0, 1000)}
+
+    def deck_setup(self, base: Scenario | None) -> list[dict[str, Any]]:
+        """The decks each side draws from. A save shows which decks lie on the table and what
+        they hold, not who draws from them: that comes from the scenario it is imported over
+        (or --like), else from each deck's owning side. Every card must lie in its own deck."""
+        decks = {d.name.en: d for d in self.game.decks} | {d.id: d for d in self.game.decks}
+        cards = {c.id: c for c in self.game.cards}
+        present: list[str] = []
+        pieces = {p.id: p for p in self.save.pieces}
+        for saved in self.save.decks:
+            deck = decks.get(saved.name)
+            for member in saved.members:
+                piece = pieces.get(member)
+                card = cards.get(piece.piece.props.get("CardId", "")) if piece else None
+                if piece is None or card is None:
+                    continue
+                if deck is None or card.deck != deck.id:
+                    self._finding(
+                        "import-card",
+                        piece,
+                        f"card `{card.id}` lies in `{printable(saved.name)}`, but the data "
+                        f"puts it in deck `{card.deck}`",
+                        "put it back in its deck in VASSAL and save again",
+                    )
+            if deck is not None and saved.members and deck.id not in present:
+                present.append(deck.id)
+        if base is not None:
+            for player in base.decks:
+                for deck_id in player.decks:
+                    if deck_id not in present and any(c.deck == deck_id for c in cards.values()):
+                        self.findings.append(
+                            Finding(
+                                "import-card",
+                                Location(str(self.save.path), 1, 1),
+                                f"deck `{deck_id}` that side `{player.side}` draws from is "
+                                "not on the table, or holds no card, in the save",
+                                "save the game with every deck of the scenario on the table",
+                            )
+                        )
+            return [plain(player) for player in base.decks]
+        sides: dict[str, list[str]] = {}
+        for deck_id in present:
+            deck = next(d for d in self.game.decks if d.id == deck_id)
+            owners = [deck.side] if deck.side else [side.id for side in self.game.game.sides]
+            for side in owners:
+                sides.setdefault(side, []).append(deck_id)
+        return [{"side": side, "decks": ids} for side, ids in sides.items()]
 
     def where(self, piece: SavedPiece) -> Location:
         """A piece's place in the save: the number of its command in the stream."""
@@ -172,8 +222,12 @@ class _Reader:
         unit_type = self.game.unit_type(unit.type)
         if unit_type is not None and unit_type.shape == "block":
             full_value = unit.front.get("cv")
-            full = int(full_value) if _is_number(full_value) else unit.steps
             turned = saved.piece.rotation or 0
+            if not _is_number(full_value):  # the block's strength is its steps
+                if carried_steps is not None and (unit.steps - carried_steps) % 4 == turned:
+                    return carried_steps, state
+                return (unit.steps - turned if turned else None), state
+            full = int(full_value)
             carried_cv = state.get("cv")
             if not (_is_number(carried_cv) and (full - int(carried_cv)) % 4 == turned):
                 if turned or _is_number(carried_cv):
@@ -242,6 +296,20 @@ class _Reader:
 
     def _finding(self, rule: str, saved: SavedPiece, message: str, hint: str) -> None:
         self.findings.append(Finding(rule, self.where(saved), message, hint))
+
+
+def _detached(reads: list[_Read]) -> list[_Read]:
+    """An attachment holds while the two pieces share a location: one moved away in VASSAL
+    is no longer attached."""
+    where = {(r.unit.id if r.unit else r.marker.id if r.marker else ""): r.at for r in reads}
+    out = []
+    for read in reads:
+        partner = read.extra.get("attached_to")
+        if partner and (read.turn or where.get(str(partner)) != read.at):
+            extra = {k: v for k, v in read.extra.items() if k != "attached_to"}
+            read = dataclasses.replace(read, extra=extra)
+        out.append(read)
+    return out
 
 
 def _nearest(layout: MapLayout, x: int, y: int) -> str | None:

@@ -58,9 +58,10 @@ def piece_traits(
     gpid = plan.gpids[f"unit:{unit.id}"]
     images = plan.unit_images[unit.id]
     if plan.is_block(unit):
-        return pc.block_traits(
-            plan.game, unit, images, strength=_number(placement.state.get("cv")), at=at, gpid=gpid
-        )
+        strength = _number(placement.state.get("cv"))
+        if strength is None and not _number(unit.front.get("cv")):
+            strength = placement.steps  # a block whose strength is its steps (Asia Engulfed)
+        return pc.block_traits(plan.game, unit, images, strength=strength, at=at, gpid=gpid)
     lost = unit.steps - placement.steps if placement.steps is not None else 0
     return pc.counter_traits(
         plan.game, unit, images, face=placement.face, lost=max(lost, 0), at=at, gpid=gpid
