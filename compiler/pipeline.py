@@ -124,12 +124,16 @@ def check_game(folder: Path, build_lang: str | None = None) -> GameReport:
 def build_checks(
     game: GameData, sheets: SheetOptions | None, changes: Mapping[str, object]
 ) -> tuple[SheetOptions | None, list[Finding]]:
-    """What the build checks before it draws: board art, print settings and fonts (errors),
-    then every face laid out in the print language (text-overflow warnings). The sheet options
-    are `sheets`, else the game's `print:` settings with `changes`; None when they are bad."""
+    """What the build checks before it draws: board and piece art, print settings and fonts
+    (errors), then every face laid out in the print language (text-overflow warnings; an SVG
+    picture, which the sheets cannot print, too). The sheet options are `sheets`, else the
+    game's `print:` settings with `changes`; None when they are bad."""
+    from compiler.backends.pieceart import check_piece_art
     from compiler.backends.vassal.boardart import check_board_art
 
-    problems = check_board_art(game)
+    pictures = check_piece_art(game)
+    problems = check_board_art(game) + [f for f in pictures if f.severity is Severity.ERROR]
+    notes = [f for f in pictures if f.severity is not Severity.ERROR]
     options: SheetOptions | None = None
     try:
         options = _with_changes(sheets or SheetOptions.from_settings(game.game.print), changes)
@@ -140,8 +144,8 @@ def build_checks(
     if options is not None:
         problems.extend(font_problems(game, options.lang))
     if problems or options is None:
-        return options, problems
-    return options, face_findings(game, options.lang)
+        return options, problems + notes
+    return options, notes + face_findings(game, options.lang)
 
 
 def build_game(
@@ -314,8 +318,8 @@ def face_findings(game: GameData, lang: str) -> list[Finding]:
     for pieces in (counter_pieces, block_pieces, card_pieces):
         for piece in pieces(game, lang):
             for face in (piece.front, piece.back):
-                if face is None or face.identity in seen:
-                    continue
+                if face is None or face.picture is not None or face.identity in seen:
+                    continue  # a picture is printed as it is
                 seen.add(face.identity)
                 try:
                     notes.extend((piece.id, note) for note in face.make().warnings)

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from compiler.model.common import NO_TEXT, Node, Scalar, Text, doc
+from compiler.model.units import PieceArt
 
 NO_FIELDS: Mapping[str, Scalar] = MappingProxyType({})
 
@@ -29,6 +30,14 @@ class Deck(Node):
     layout: str = field(
         default="", metadata=doc("Layout id (default: the standard card).", example="standard-card")
     )
+    art: PieceArt | None = field(
+        default=None,
+        metadata=doc(
+            "A picture for the back of every card of the deck (only `back` is used), instead "
+            "of the drawn back.",
+            example="{back: art/tactics-back.png}",
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,3 +56,11 @@ class Card(Node):
     )
     text: Text = field(default=NO_TEXT, metadata=doc("Effect or rules text."))
     copies: int = field(default=1, metadata=doc("Copies in the deck."))
+    art: PieceArt | None = field(
+        default=None,
+        metadata=doc(
+            "A picture shown and printed instead of the drawn card face (only `front` is "
+            "used; the back is the deck's).",
+            example="{front: art/ambush.png}",
+        ),
+    )

@@ -33,6 +33,36 @@ NO_VALUES: Mapping[str, Scalar] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PieceArt(Node):
+    """Pictures for a piece, under a unit's, a marker set's, a card's or a deck's `art:`: image
+    files (PNG, JPEG, GIF or SVG, relative to the game folder) shown in the module and printed
+    on the sheets instead of the drawn face; a side without a picture is drawn as usual. A unit
+    with a `back` picture has a back even without back values. A card uses `front` (its back is
+    its deck's); a deck uses `back`, the back of all its cards. SVG pictures are not printed."""
+
+    front: str = field(
+        default="",
+        metadata=doc("Front image path, relative to the game folder.", example="art/ge-1-inf.png"),
+    )
+    back: str = field(
+        default="",
+        metadata=doc(
+            "Back image path, relative to the game folder; empty for no back picture.",
+            example="art/ge-1-inf-back.png",
+        ),
+    )
+
+    def paths(self) -> tuple[tuple[str, str], ...]:
+        """(field, path) of every image given."""
+        return tuple(
+            (key, path) for key, path in (("front", self.front), ("back", self.back)) if path
+        )
+
+
+ART_EXAMPLE = "{front: art/ge-1-inf.png, back: art/ge-1-inf-back.png}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnitType(Node):
     """A kind of piece under `unit_types:` (infantry, cavalry, leader, supply train ...): its
     category, the symbol drawn on it, and whether it is a counter or a block. Every unit names its
@@ -123,6 +153,19 @@ class Unit(Node):
     label: str = field(default="", metadata=doc("Small print: organisation number, e.g. 1-2."))
     tags: tuple[str, ...] = field(default=(), metadata=doc("Free tags for selectors."))
     notes: str = field(default="", metadata=doc("Notes; e.g. values illustrative."))
+    art: PieceArt | None = field(
+        default=None,
+        metadata=doc(
+            "Image files printed and shown instead of the drawn counter or block (a block's "
+            "`back` is what the other side sees).",
+            example=ART_EXAMPLE,
+        ),
+    )
+
+    @property
+    def has_back(self) -> bool:
+        """Whether the piece has a back side: back values, or a back picture."""
+        return self.back is not None or (self.art is not None and bool(self.art.back))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +185,13 @@ class MarkerSet(Node):
     layout: str = field(
         default="",
         metadata=doc("Layout id (default: the standard marker).", example="standard-marker"),
+    )
+    art: PieceArt | None = field(
+        default=None,
+        metadata=doc(
+            "Image files shown instead of the drawn marker, for every marker of the set.",
+            example="{front: art/control.png, back: art/control-back.png}",
+        ),
     )
 
 

@@ -310,7 +310,7 @@ def _states(ctx: Context) -> Iterator[Finding]:
             unit = placement.unit
             if unit is None:
                 continue
-            if placement.face == "back" and unit.back is None:
+            if placement.face == "back" and not unit.has_back:
                 yield Finding(
                     "no-back-side",
                     placement.entry.locate("face"),

@@ -1,6 +1,6 @@
-"""Paths the data names stay where they belong: board art inside the game folder, the game id
-one plain folder name under the build folder. Checked at validate, so no back end ever opens
-or writes an outside path."""
+"""Paths the data names stay where they belong: board art and piece art inside the game folder,
+the game id one plain folder name under the build folder. Checked at validate, so no back end
+ever opens or writes an outside path."""
 
 from __future__ import annotations
 
@@ -8,24 +8,60 @@ from collections.abc import Iterator
 
 from compiler.diagnostics import Finding
 from compiler.load.paths import game_path
+from compiler.model.common import Node
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
+from compiler.model.units import PieceArt
+
+
+def outside_finding(game: GameData, node: Node, key: str, name: str, what: str) -> Finding | None:
+    """A finding at `node`'s `key` when the image `name` lies outside the game folder (or is
+    absolute); `what` names the image in the message ("board image `x.png` of map `m`")."""
+    _path, reason = game_path(game.root, name)
+    if reason is None:
+        return None
+    example = "art/board.png" if key == "image" else "art/counter.png"
+    return Finding(
+        "path-outside-game",
+        node.locate(key),
+        f"{what} {reason}",
+        "put the image inside the game folder and give its path relative to the folder, "
+        f"e.g. {example}",
+    )
 
 
 def art_outside(game: GameData, game_map: GameMap) -> Finding | None:
     """A finding when the map's board image lies outside the game folder (or is absolute)."""
     if game_map.art is None:
         return None
-    _path, reason = game_path(game.root, game_map.art.image)
-    if reason is None:
-        return None
-    return Finding(
-        "path-outside-game",
-        game_map.art.locate("image"),
-        f"board image `{game_map.art.image}` of map `{game_map.id}` {reason}",
-        "put the image inside the game folder and give its path relative to the folder, "
-        "e.g. art/board.png",
-    )
+    what = f"board image `{game_map.art.image}` of map `{game_map.id}`"
+    return outside_finding(game, game_map.art, "image", game_map.art.image, what)
+
+
+PieceArtPath = tuple[str, PieceArt, str, str]
+"""(owner, e.g. "unit `ge-1-inf`", the art record, its field, the path)."""
+
+
+def piece_art_paths(game: GameData) -> list[PieceArtPath]:
+    """Every image path of piece art the data gives, in source order."""
+    owners: list[tuple[str, PieceArt | None]] = [
+        *((f"unit `{u.id}`", u.art) for u in game.units),
+        *((f"marker set `{m.id}`", m.art) for m in game.marker_sets),
+        *((f"card `{c.id}`", c.art) for c in game.cards),
+        *((f"deck `{d.id}`", d.art) for d in game.decks),
+    ]
+    return [
+        (owner, art, key, path)
+        for owner, art in owners
+        if art is not None
+        for key, path in art.paths()
+    ]
+
+
+def piece_art_outside(game: GameData, art: PieceArt, key: str, owner: str) -> Finding | None:
+    """A finding when one image of a piece's art lies outside the game folder."""
+    name = getattr(art, key)
+    return outside_finding(game, art, key, name, f"{key} image `{name}` of {owner}")
 
 
 def _id_problem(game_id: str) -> str | None:
@@ -43,6 +79,10 @@ def _id_problem(game_id: str) -> str | None:
 def check_paths(game: GameData) -> Iterator[Finding]:
     for game_map in game.maps:
         finding = art_outside(game, game_map)
+        if finding is not None:
+            yield finding
+    for owner, art, key, _path in piece_art_paths(game):
+        finding = piece_art_outside(game, art, key, owner)
         if finding is not None:
             yield finding
     problem = _id_problem(game.game.id)

@@ -56,14 +56,17 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("unknown-param", "A $parameter named in a constraint is defined"),
         (
             "path-outside-game",
-            "Paths in the data stay inside the game folder (board art); the game id is a "
-            "plain folder name",
+            "Paths in the data stay inside the game folder (board and piece art); the game id "
+            "is a plain folder name",
         ),
     )
     + _rules(
         "build",
         ("board-image", "Board art exists, is readable and of sane size"),
-        ("art-error", "Every piece can be drawn (its symbol is known)"),
+        (
+            "art-error",
+            "Every piece can be drawn (its symbol is known) and its pictures (piece art) read",
+        ),
         ("missing-font", "The fonts the faces need are installed (Japanese: IPAex Gothic)"),
         ("print-settings", "The game's print settings can be used (sizes, paper, offsets)"),
         ("text-overflow", "Text that had to be shortened to fit its layout slot (a warning)"),

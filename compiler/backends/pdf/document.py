@@ -1,6 +1,6 @@
-"""A PDF document built page by page: forms (shared drawings), pages with their boxes, embedded
-fonts, a document information dictionary — written out deterministically (no dates; the file
-identifier is a digest of the contents)."""
+"""A PDF document built page by page: forms (shared drawings) and images, pages with their
+boxes, embedded fonts, a document information dictionary — written out deterministically (no
+dates; the file identifier is a digest of the contents)."""
 
 from __future__ import annotations
 
@@ -146,6 +146,25 @@ class PdfDocument:
             % (box, resources, len(content.stream), content.stream)
         )
         self.forms[name] = ref
+        self.tags[name] = pdf_name(name)
+
+    def add_image(
+        self, name: str, size: tuple[int, int], rgb: bytes, alpha: bytes | None = None
+    ) -> None:
+        """An image XObject (drawn with `Do` into the unit square), named `name` in every page
+        that shows it: 8-bit RGB samples, and an 8-bit soft mask when `alpha` is given."""
+        head: dict[str, object] = {
+            "Type": Name("XObject"),
+            "Subtype": Name("Image"),
+            "Width": size[0],
+            "Height": size[1],
+            "ColorSpace": Name("DeviceRGB"),
+            "BitsPerComponent": 8,
+        }
+        if alpha is not None:
+            mask = {**head, "ColorSpace": Name("DeviceGray")}
+            head["SMask"] = self._stream(self._reserve(), mask, compress(alpha))
+        self.forms[name] = self._stream(self._reserve(), head, compress(rgb))
         self.tags[name] = pdf_name(name)
 
     def add_page(

@@ -4,13 +4,14 @@ A piece's side is a `FaceRef`: the digest of what decides its look (the same rec
 the module's PNGs) and how to build its display list. `render_forms` turns refs into PDF form
 content at a printed height, from the render cache when the face has been drawn at that height
 before, else drawn on every core; the content stream of a face does not depend on the document
-(see compiler.backends.pdf), so cached forms are reused byte for byte.
+(see compiler.backends.pdf), so cached forms are reused byte for byte. A side the data gives a
+picture for (`art:`) carries how to read it: the sheet prints the image instead of the drawing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Literal
 
@@ -30,10 +31,11 @@ from compiler.backends.art.identity import (
 )
 from compiler.backends.pdf.content import drawing_content
 from compiler.backends.pdf.document import Content, decode_content, encode_content
+from compiler.backends.pieceart import Picture, picture
 from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.model.cards import Card, Deck
 from compiler.model.gamedata import GameData
-from compiler.model.units import Marker, Unit
+from compiler.model.units import Marker, PieceArt, Unit
 
 Side = Literal["front", "back"]
 
@@ -45,6 +47,8 @@ class FaceRef:
     identity: str
     """The kind of face, the language and the digest of its records (art.identity)."""
     make: Callable[[], Drawing]
+    picture: Picture | None = None
+    """The image file printed instead of the drawing (piece art), if any."""
 
     def key(self, height: float) -> str:
         """The cache key of this face printed `height` points tall."""
@@ -64,34 +68,47 @@ def _ref(kind: str, lang: str, make: Callable[[], Drawing], identity: str) -> Fa
     return FaceRef(f"{kind}:{lang}:{identity}", make)
 
 
+def _pictured(
+    ref: FaceRef, game: GameData, art: PieceArt | None, side: Side, owner: str
+) -> FaceRef:
+    """`ref`, printed from the picture `art` gives for `side` when it gives one."""
+    found = picture(game, art, side, owner)
+    return ref if found is None else replace(ref, picture=found)
+
+
 def unit_face(game: GameData, unit: Unit, side: Side, lang: str) -> FaceRef:
     """A unit counter's front or back."""
     draw = partial(unit_drawing, game, unit, side, lang=lang)
-    return _ref(f"unit-{side}", lang, draw, unit_identity(game, unit))
+    ref = _ref(f"unit-{side}", lang, draw, unit_identity(game, unit))
+    return _pictured(ref, game, unit.art, side, f"unit `{unit.id}`")
 
 
 def block_face(game: GameData, unit: Unit, lang: str) -> FaceRef:
     """A block's label (blocks have no printed back)."""
     draw = partial(block_drawing, game, unit, "label", lang=lang)
-    return _ref("block-label", lang, draw, unit_identity(game, unit))
+    ref = _ref("block-label", lang, draw, unit_identity(game, unit))
+    return _pictured(ref, game, unit.art, "front", f"unit `{unit.id}`")
 
 
 def marker_face(game: GameData, marker: Marker, side: Side, lang: str) -> FaceRef:
     """A marker's front or back."""
     draw = partial(marker_drawing, game, marker, side, lang=lang)
-    return _ref(f"marker-{side}", lang, draw, marker_identity(game, marker))
+    ref = _ref(f"marker-{side}", lang, draw, marker_identity(game, marker))
+    return _pictured(ref, game, marker.set.art, side, f"marker set `{marker.set.id}`")
 
 
 def card_face(game: GameData, card: Card, lang: str) -> FaceRef:
     """A card's face."""
     draw = partial(card_drawing, game, card, lang=lang)
-    return _ref("card", lang, draw, card_identity(game, card))
+    ref = _ref("card", lang, draw, card_identity(game, card))
+    return _pictured(ref, game, card.art, "front", f"card `{card.id}`")
 
 
 def deck_back_face(game: GameData, deck: Deck, lang: str) -> FaceRef:
     """The back of every card of a deck."""
     draw = partial(deck_back_drawing, game, deck, lang=lang)
-    return _ref("deck-back", lang, draw, deck_identity(game, deck))
+    ref = _ref("deck-back", lang, draw, deck_identity(game, deck))
+    return _pictured(ref, game, deck.art, "back", f"deck `{deck.id}`")
 
 
 # ---- forms ------------------------------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 Every distinct face is one Form XObject ("cm.front.<n>.<id>" / "cm.back.<n>.<id>"), drawn at its
 slot with a plain translation, so copies share one definition and the placement of each face can
-be read back from the page content (the tests do). Face forms come from the render cache when
-unchanged. Each page carries MediaBox = paper, TrimBox = the piece grid and BleedBox = TrimBox
-grown by the bleed. Bleed: under every face lies a copy of it scaled up by the bleed, so a
-slightly-off cut shows the face's edge colour, not white paper; the faces themselves are drawn
-after all bleeds, so neighbours packed edge to edge stay intact.
+be read back from the page content (the tests do). A face printed from a picture (piece art) is
+an Image XObject ("cm.img.<digest>", once per picture) scaled into its slot, keeping its aspect.
+Face forms come from the render cache when unchanged. Each page carries MediaBox = paper, TrimBox
+= the piece grid and BleedBox = TrimBox grown by the bleed. Bleed: under every face lies a copy of
+it scaled up by the bleed, so a slightly-off cut shows the face's edge colour, not white paper;
+the faces themselves are drawn after all bleeds, so neighbours packed edge to edge stay intact.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from compiler.backends.pdf.document import (
     encode_content,
 )
 from compiler.backends.pdf.syntax import name, num
+from compiler.backends.pieceart import PieceImage, pixels
 from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.sheets.faces import FaceRef, Form, render_forms
 from compiler.backends.sheets.fonts import fit, font_for
@@ -43,6 +45,8 @@ MARK_WIDTH = 0.25
 LABEL_SIZE = 6.0
 CROSS = 24.0 * MM
 """Side of the calibration cross's square."""
+PICTURE = "cm.img."
+"""Names of piece pictures (images named by their content)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +90,8 @@ def render(
     imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
     cache = cache if cache is not None else RenderCache(None)
     pdf = PdfDocument()
-    forms = _define_forms(pdf, doc.pieces, imposition.grid.slot_h, cache)
+    grid = imposition.grid
+    forms = _define_forms(pdf, doc.pieces, (grid.slot_w, grid.slot_h), cache)
     for page in _all_sheet_pages(cache, doc, imposition, forms, options):
         pdf.add_page(*page)
     if options.duplex == "mirror" and options.calibration and _has_backs(doc):
@@ -117,54 +122,113 @@ def form_name(side: str, item: int, piece_id: str) -> str:
     return f"cm.{side}.{item:04d}.{re.sub(r'[^A-Za-z0-9_.-]', '_', piece_id)}"
 
 
+Forms = dict[tuple[int, str], tuple[str, float, float]]
+"""(item, side) → (form or image name, face width and height in points)."""
+
+
 def _define_forms(
     pdf: PdfDocument,
     pieces: Sequence[Piece],
-    height: float,
+    slot: tuple[float, float],
     cache: RenderCache,
-) -> dict[tuple[int, str], tuple[str, float]]:
-    """Define every face once; (item, side) → (form name, face width in points)."""
-    refs = [face for piece in pieces for face in (piece.front, piece.back) if face is not None]
+) -> Forms:
+    """Define every face once: drawn faces as forms `slot[1]` points tall, pictures as images
+    fitted into the slot."""
+    height = slot[1]
+    pictures = _define_pictures(pdf, pieces)
+    refs = [
+        face
+        for piece in pieces
+        for face in (piece.front, piece.back)
+        if face is not None and face.identity not in pictures
+    ]
     made: dict[str, Form] = render_forms(refs, height, cache)
-    forms: dict[tuple[int, str], tuple[str, float]] = {}
+    forms: Forms = {}
     for item, piece in enumerate(pieces):
         for side, face in (("front", piece.front), ("back", piece.back)):
             if face is None:
                 continue
+            if face.identity in pictures:
+                image, aspect = pictures[face.identity]
+                width = min(slot[0], height * aspect)
+                forms[(item, side)] = (image, width, width / aspect)
+                continue
             form = made[face.identity]
             name = form_name(side, item, piece.id)
             pdf.add_form(name, form.content, (0.0, 0.0, form.width, height))
-            forms[(item, side)] = (name, form.width)
+            forms[(item, side)] = (name, form.width, height)
     return forms
 
 
-def _face_rect(slot: Rect, width: float) -> Rect:
-    """Where a face `width` wide sits in its slot: centred across, full height."""
-    return Rect(slot.x + (slot.w - width) / 2, slot.y, width, slot.h)
+def _define_pictures(pdf: PdfDocument, pieces: Sequence[Piece]) -> dict[str, tuple[str, float]]:
+    """Every raster picture of piece art once (named by its content); face identity → (image
+    name, width / height). SVG pictures are left out: their faces are drawn."""
+    loaded: dict[str, tuple[str, float] | None] = {}
+    out: dict[str, tuple[str, float]] = {}
+    for piece in pieces:
+        for face in (piece.front, piece.back):
+            if face is None or face.picture is None:
+                continue
+            path = face.picture.path
+            if path not in loaded:
+                loaded[path] = _add_picture(pdf, face.picture.load())
+            found = loaded[path]
+            if found is not None:
+                out[face.identity] = found
+    return out
 
 
-def _drawn(
-    placements: Iterable[Placement], forms: dict[tuple[int, str], tuple[str, float]], side: str
-) -> list[Drawn]:
+def _add_picture(pdf: PdfDocument, picture: PieceImage) -> tuple[str, float] | None:
+    """A raster picture as an image of the document (once per content): its name and width /
+    height; None for an SVG picture."""
+    if picture.ext == "svg":
+        return None
+    image = pixels(picture)
+    name = f"{PICTURE}{hashlib.sha1(picture.data).hexdigest()[:16]}"
+    if name not in pdf.forms:
+        bands = image.split()
+        alpha = bands[3].tobytes() if image.mode == "RGBA" else None
+        rgb = image if image.mode == "RGB" else image.convert("RGB")
+        pdf.add_image(name, image.size, rgb.tobytes(), alpha)
+    return name, image.width / image.height
+
+
+def is_picture(name: str) -> bool:
+    """Whether a face's name is an image (a unit square), not a form (drawn at its size)."""
+    return name.startswith(PICTURE)
+
+
+def _face_rect(slot: Rect, width: float, height: float) -> Rect:
+    """Where a face `width` × `height` sits in its slot: centred (drawn faces are full height)."""
+    return Rect(slot.x + (slot.w - width) / 2, slot.y + (slot.h - height) / 2, width, height)
+
+
+def _drawn(placements: Iterable[Placement], forms: Forms, side: str) -> list[Drawn]:
     """The faces of one side of some placements (pieces without that side are skipped)."""
     out: list[Drawn] = []
     for placement in placements:
         slot = placement.front if side == "front" else placement.back
         form = forms.get((placement.item, side))
         if slot is not None and form is not None:
-            out.append(Drawn(form[0], _face_rect(slot, form[1])))
+            out.append(Drawn(form[0], _face_rect(slot, form[1], form[2])))
     return out
 
 
 def _draw_faces(canvas: Canvas, faces: Sequence[Drawn], bleed: float) -> None:
-    """Bleed under every face first, then every face on top."""
+    """Bleed under every face first, then every face on top (an image is drawn into the unit
+    square, so it is scaled to its rectangle)."""
     if bleed > 0:
         for face in faces:
+            at = (face.rect.x - bleed, face.rect.y - bleed)
+            if is_picture(face.form):
+                _place(canvas, face.form, (face.rect.w + 2 * bleed, face.rect.h + 2 * bleed), at)
+                continue
             sx = (face.rect.w + 2 * bleed) / face.rect.w
             sy = (face.rect.h + 2 * bleed) / face.rect.h
-            _place(canvas, face.form, (sx, sy), (face.rect.x - bleed, face.rect.y - bleed))
+            _place(canvas, face.form, (sx, sy), at)
     for face in faces:
-        _place(canvas, face.form, (1.0, 1.0), (face.rect.x, face.rect.y))
+        scale = (face.rect.w, face.rect.h) if is_picture(face.form) else (1.0, 1.0)
+        _place(canvas, face.form, scale, (face.rect.x, face.rect.y))
 
 
 def _place(canvas: Canvas, form: str, scale: tuple[float, float], at: tuple[float, float]) -> None:
@@ -201,14 +265,14 @@ def _all_sheet_pages(
     cache: RenderCache,
     doc: SheetDoc,
     imposition: Imposition,
-    forms: dict[tuple[int, str], tuple[str, float]],
+    forms: Forms,
     options: SheetOptions,
 ) -> list[Page]:
     """Every sheet's pages: remembered as a whole under the inputs that decide them (pieces,
     copies, the faces' forms and widths, the options), so a rebuild after a change to some
     face's look — not to the sheet layout — reads them back in one piece."""
     shown = "\n".join(
-        f"{item}.{side}:{name}:{width:.4f}" for (item, side), (name, width) in forms.items()
+        f"{item}.{side}:{name}:{width:.4f}" for (item, side), (name, width, _h) in forms.items()
     )
     copies = ",".join(str(p.copies) for p in doc.pieces)
     digest = hashlib.sha256(f"{shown}\n{copies}".encode()).hexdigest()
@@ -246,7 +310,7 @@ def _sheet_pages(
     cache: RenderCache,
     doc: SheetDoc,
     imposition: Imposition,
-    forms: dict[tuple[int, str], tuple[str, float]],
+    forms: Forms,
     sheet: int,
     options: SheetOptions,
 ) -> list[Page]:

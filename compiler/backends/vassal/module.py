@@ -33,6 +33,8 @@ from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import chart_pngs
 from compiler.backends.files import write_atomically
+from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
+from compiler.backends.pieceart import load_picture
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.boardart import load_board_art
@@ -47,11 +49,11 @@ from compiler.backends.vassal.buildfile import (
 from compiler.backends.vassal.geometry import MapLayout, box_strip, layout_map
 from compiler.backends.vassal.saves import ZIP_DATE, save_file
 from compiler.backends.vassal.xml import serialise
-from compiler.diagnostics import Finding
 from compiler.gcpause import no_cyclic_gc
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
+from compiler.model.units import PieceArt
 
 PIECE_SIZE = 64
 CARD_HEIGHT = 210
@@ -68,16 +70,13 @@ class ImageStore:
 
     def add_png(self, data: bytes, prefix: str) -> str:
         """Store PNG or SVG bytes (told apart by their first bytes); the file's name."""
-        ext = "svg" if data.startswith(b"<?xml") else "png"
+        return self.add_file(data, "svg" if data.startswith(b"<?xml") else "png", prefix)
+
+    def add_file(self, data: bytes, ext: str, prefix: str) -> str:
+        """Store an image file's bytes as they are; the file's name."""
         name = f"{prefix}-{hashlib.sha1(data).hexdigest()[:16]}.{ext}"
         self.files[name] = data
         return name
-
-
-class ArtError(Exception):
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.message)
-        self.finding = finding
 
 
 Job = tuple[str, str, Callable[[], bytes]]  # (cache key, image name prefix, make image bytes)
@@ -112,6 +111,7 @@ class FaceRenderer:
         self.game, self.store, self.cache, self.lang = game, store, cache, lang
         self.images = images
         self.jobs: list[Job] = []
+        self.pictures: dict[str, str] = {}
 
     def want(
         self,
@@ -126,11 +126,33 @@ class FaceRenderer:
         self.jobs.append((key, prefix, make))
         return key
 
+    def picture(self, art: PieceArt, key: str, owner: str) -> str:
+        """A face from an image file of the data, stored as it is (never cached: the file is
+        read on every build); returns its key, resolved by `finish` like a drawn face's."""
+        found = f"art:{self.game.root}:{getattr(art, key)}"
+        if found not in self.pictures:
+            image = load_picture(self.game, art, key, owner)
+            self.pictures[found] = self.store.add_file(image.data, image.ext, "art")
+        return found
+
+    def face(
+        self,
+        art: PieceArt | None,
+        key: str,
+        owner: str,
+        drawn: Callable[[], str],
+    ) -> str:
+        """The picture `art` gives for side `key`, else the drawn face (`drawn` queues it)."""
+        if art is not None and getattr(art, key):
+            return self.picture(art, key, owner)
+        return drawn()
+
     def finish(self) -> dict[str, str]:
         """Render what the cache lacks; map each key to its image file name."""
         made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
         self.cache.save()
-        return {key: self.store.add_png(made[key], prefix) for key, prefix, _make in self.jobs}
+        names = {key: self.store.add_png(made[key], prefix) for key, prefix, _make in self.jobs}
+        return {**names, **self.pictures}
 
 
 def _queue_units(
@@ -141,18 +163,27 @@ def _queue_units(
     for unit in game.units:
         identity = unit_identity(game, unit)
         unit_type = game.unit_type(unit.type)
+        owner = f"unit `{unit.id}`"
         if unit_type is not None and unit_type.shape == "block":
-            front = faces.want("block", partial(block_drawing, game, unit, "label", lang), identity)
-            back = faces.want(
-                "blockback", partial(block_drawing, game, unit, "back", lang), identity
+            label = partial(block_drawing, game, unit, "label", lang)
+            shown = partial(block_drawing, game, unit, "back", lang)
+            front = faces.face(
+                unit.art, "front", owner, partial(faces.want, "block", label, identity)
+            )
+            back = faces.face(
+                unit.art, "back", owner, partial(faces.want, "blockback", shown, identity)
             )
             keys[unit.id] = (front, back, ())
             continue
-        front = faces.want("unit", partial(unit_drawing, game, unit, "front", lang), identity)
+        draw_front = partial(unit_drawing, game, unit, "front", lang)
+        front = faces.face(
+            unit.art, "front", owner, partial(faces.want, "unit", draw_front, identity)
+        )
         back = ""
-        if unit.back is not None:
-            back = faces.want(
-                "unit", partial(unit_drawing, game, unit, "back", lang), identity, "back"
+        if unit.has_back:
+            draw_back = partial(unit_drawing, game, unit, "back", lang)
+            back = faces.face(
+                unit.art, "back", owner, partial(faces.want, "unit", draw_back, identity, "back")
             )
         steps = tuple(
             faces.want("step", partial(step_drawing, lost), "step", lost)
@@ -166,19 +197,35 @@ def _queue_markers(game: GameData, faces: FaceRenderer) -> dict[str, tuple[str, 
     keys: dict[str, tuple[str, str]] = {}
     for marker in game.markers.values():
         identity = marker_identity(game, marker)
-        front = faces.want(
-            "marker", partial(marker_drawing, game, marker, "front", faces.lang), identity
-        )
+        art, owner = marker.set.art, f"marker set `{marker.set.id}`"
+        draw_front = partial(marker_drawing, game, marker, "front", faces.lang)
+        front = faces.face(art, "front", owner, partial(faces.want, "marker", draw_front, identity))
         back = ""
-        if marker.set.back.en:
-            back = faces.want(
-                "marker",
-                partial(marker_drawing, game, marker, "back", faces.lang),
-                identity,
-                "back",
+        if marker.set.back.en or (art is not None and art.back):
+            draw_back = partial(marker_drawing, game, marker, "back", faces.lang)
+            back = faces.face(
+                art, "back", owner, partial(faces.want, "marker", draw_back, identity, "back")
             )
         keys[marker.id] = (front, back)
     return keys
+
+
+def _queue_cards(game: GameData, faces: FaceRenderer) -> dict[str, str]:
+    return {
+        c.id: faces.face(
+            c.art,
+            "front",
+            f"card `{c.id}`",
+            partial(
+                faces.want,
+                "card",
+                partial(card_drawing, game, c, faces.lang),
+                card_identity(game, c),
+                height=CARD_HEIGHT,
+            ),
+        )
+        for c in game.cards
+    }
 
 
 def map_names(maps: tuple[GameMap, ...]) -> dict[str, str]:
@@ -259,21 +306,19 @@ def _render_plan(
     faces = FaceRenderer(game, store, cache, lang, images)
     unit_keys = _queue_units(game, faces)
     marker_keys = _queue_markers(game, faces)
-    card_keys = {
-        c.id: faces.want(
-            "card",
-            partial(card_drawing, game, c, lang),
-            card_identity(game, c),
-            height=CARD_HEIGHT,
-        )
-        for c in game.cards
-    }
+    card_keys = _queue_cards(game, faces)
     back_keys = {
-        d.id: faces.want(
-            "cardback",
-            partial(deck_back_drawing, game, d, lang),
-            deck_identity(game, d),
-            height=CARD_HEIGHT,
+        d.id: faces.face(
+            d.art,
+            "back",
+            f"deck `{d.id}`",
+            partial(
+                faces.want,
+                "cardback",
+                partial(deck_back_drawing, game, d, lang),
+                deck_identity(game, d),
+                height=CARD_HEIGHT,
+            ),
         )
         for d in game.decks
     }
