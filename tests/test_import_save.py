@@ -8,6 +8,7 @@ tests/test_vassal_roundtrip.py. Here also: the three forms of a command stream, 
 
 from __future__ import annotations
 
+import html
 import io
 import shutil
 import zipfile
@@ -22,7 +23,7 @@ from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.rules.context import scenario_view
-from compiler.sequence import ESC, join
+from compiler.sequence import ESC, join, split
 from tests.conftest import DATA, SOURCES
 
 GAMES = [DATA / "mini", *sorted(p for p in SOURCES.iterdir() if p.is_dir())]
@@ -285,3 +286,51 @@ def test_a_series_needs_the_title_of_a_new_scenario(
     )
     assert code == 0, out
     assert (folder / "otr" / "scenarios" / "mine.yaml").is_file()
+
+
+def test_a_marker_put_on_a_unit_in_vassal_is_its_state_where_the_data_says_so(
+    built: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GCACW: a fatigue marker (marker kind `fatigue`, a declared value) dragged from the
+    palette onto a unit reads back as `state: {fatigue: 3}` of the unit beneath it."""
+    folder = shutil.copytree(SOURCES / "gcacw", tmp_path / "gcacw")
+    save = embedded_save(built["gcacw"], "otr-gaines-mill", tmp_path / "s.vsav")
+    with zipfile.ZipFile(built["gcacw"]) as archive:
+        build_file = archive.read("buildFile.xml").decode("utf-8")
+    slot = next(
+        line for line in build_file.split("<VASSAL.build.widget.PieceSlot")[1:]
+        if "fatigue-3," in line
+    )  # fmt: skip
+    slot_text = html.unescape(slot.split(">", 1)[1].split("</VASSAL.build.widget.PieceSlot", 1)[0])
+    marker_type, marker_state = split(slot_text[len("+/null/") :], "/")[:2]
+
+    def fatigue_on_morell(text: str) -> bytes:
+        commands = text.split(ESC)
+        stack = next(i for i, c in enumerate(commands) if "/stack/" in c)
+        fields = split(commands[stack], ";")
+        commands.insert(stack, "+/" + join(["3000001", marker_type, marker_state], "/"))
+        commands[stack + 1] = join([*fields[:-1], "3000001", fields[-1]], ";")
+        return ESC.join(commands).encode("utf-8")
+
+    changed = _rewrite_saved_game(save, fatigue_on_morell)
+    code, out, _ = run(
+        [
+            "import-save",
+            str(folder),
+            str(changed),
+            "--scenario",
+            "tired",
+            "--like",
+            "otr-gaines-mill",
+        ],
+        capsys,
+    )
+    assert code in (0, 1) and "wrote" in out, out
+    game = load(folder)
+    tired, before = placements(game, "tired"), placements(game, "otr-gaines-mill")
+    changed_pieces = {p[0] for p in (tired - before) + (before - tired)}
+    assert len(changed_pieces) == 1
+    (piece,) = changed_pieces
+    state = dict(next(p for p in tired if p[0] == piece)[4])
+    assert state["fatigue"] == "3"
+    assert not any(p[0].startswith("fatigue") for p in tired)

@@ -26,7 +26,8 @@ from compiler.model.units import Unit
 from compiler.rules.context import scenario_view
 from tests.conftest import DATA, SOURCES
 from tests.test_import_save import load, placements
-from tests.vassal_harness.run import run_harness, vassal_available
+from tests.test_vassal_engine import _vassal_installed  # noqa: F401  (autouse: fail without VASSAL)
+from tests.vassal_harness.run import run_harness
 
 pytestmark = pytest.mark.slow
 GAMES = [DATA / "mini", *sorted(p for p in SOURCES.iterdir() if p.is_dir())]
@@ -40,12 +41,6 @@ class Played:
     folder: Path
     game: GameData
     setups: dict[str, dict[str, Any]]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _vassal_installed() -> None:
-    if not vassal_available():
-        pytest.fail("VASSAL's engine is not installed: run scripts/install-vassal.sh")
 
 
 @pytest.fixture(scope="module", params=GAMES, ids=[g.name for g in GAMES])

@@ -32,6 +32,10 @@ class SavedPiece:
     deck: str = ""
     command: int = 0
     """The number of the piece's command in the flattened stream (1 = begin_save)."""
+    stack: str = ""
+    """The id of the stack the piece is in ("" when it lies alone)."""
+    level: int = 0
+    """Its place in that stack, 0 at the bottom."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,7 @@ def read_commands(text: str, contents: SaveContents) -> SaveContents:
     in_deck: dict[str, str] = {}
     order: list[str] = []
     numbers: dict[str, int] = {}
+    stacked: dict[str, tuple[str, int]] = {}
     for number, command in enumerate(commands[1:-1], start=2):
         if not command.startswith("+/"):
             contents.other_commands += 1
@@ -94,7 +99,7 @@ def read_commands(text: str, contents: SaveContents) -> SaveContents:
             raise ArchiveError(f"{where}: a damaged add-piece command: {command[:80]!r}")
         ident, type_, state = parts[0], parts[1], "/".join(parts[2:])
         if type_ == "stack":
-            _stack(state, placed)
+            _stack(ident, state, placed, stacked)
         elif type_.startswith("deck;"):
             deck = _deck(ident, type_, state)
             contents.decks.append(deck)
@@ -112,20 +117,36 @@ def read_commands(text: str, contents: SaveContents) -> SaveContents:
         piece = pieces[ident]
         map_name, x, y = placed.get(ident, (piece.map, piece.x, piece.y))
         contents.pieces.append(
-            SavedPiece(ident, piece, map_name, x, y, in_deck.get(ident, ""), numbers[ident])
+            SavedPiece(
+                ident,
+                piece,
+                map_name,
+                x,
+                y,
+                in_deck.get(ident, ""),
+                numbers[ident],
+                *stacked.get(ident, ("", 0)),
+            )
         )
     return contents
 
 
-def _stack(state: str, placed: dict[str, tuple[str, int, int]]) -> None:
-    """`map;x;y;member;...;@@layer`: the stack's place is its members' place."""
+def _stack(
+    ident: str,
+    state: str,
+    placed: dict[str, tuple[str, int, int]],
+    stacked: dict[str, tuple[str, int]],
+) -> None:
+    """`map;x;y;member;...;@@layer`: the stack's place is its members' place; members are
+    listed bottom first."""
     fields = split(state, ";")
     if len(fields) < 3:
         return
     where = (fields[0], _int(fields[1]), _int(fields[2]))
-    for member in fields[3:]:
-        if member and not member.startswith("@@"):
-            placed[member] = where
+    members = [m for m in fields[3:] if m and not m.startswith("@@")]
+    for level, member in enumerate(members):
+        placed[member] = where
+        stacked[member] = (ident, level)
 
 
 def _deck(ident: str, type_: str, state: str) -> SavedDeck:

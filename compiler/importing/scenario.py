@@ -55,6 +55,8 @@ class _Read:
     steps: int | None
     state: Mapping[str, Any]
     extra: Mapping[str, Any]
+    stack: str = ""
+    level: int = 0
 
 
 def scenario_from_save(
@@ -68,7 +70,8 @@ def scenario_from_save(
     """The scenario `scenario_id` as the save sets it up; its other fields (name, turns,
     victory ...) come from `base` when given."""
     reader = _Reader(game, layouts, save)
-    read = _detached([r for piece in save.pieces if (r := reader.piece(piece)) is not None])
+    read = [r for piece in save.pieces if (r := reader.piece(piece)) is not None]
+    read = _detached(_markers_as_state(game, read))
     data = _header(game, save, scenario_id, base, title, read)
     setup = _setup_entries([r for r in read if not r.turn])
     arrivals = _arrival_entries([r for r in read if r.turn])
@@ -213,7 +216,7 @@ class _Reader:
         steps = extra.get("steps")
         if unit is not None:
             steps, state = self._unit_state(unit, saved, steps, state)
-        return _Read(unit, marker, at, turn, face, steps, state, extra)
+        return _Read(unit, marker, at, turn, face, steps, state, extra, saved.stack, saved.level)
 
     def _unit_state(
         self, unit: Unit, saved: SavedPiece, steps: object, state: dict[str, Any]
@@ -296,6 +299,40 @@ class _Reader:
 
     def _finding(self, rule: str, saved: SavedPiece, message: str, hint: str) -> None:
         self.findings.append(Finding(rule, self.where(saved), message, hint))
+
+
+def _markers_as_state(game: GameData, reads: list[_Read]) -> list[_Read]:
+    """A marker put on a unit in VASSAL (one the scenario did not place) whose set's kind is
+    a declared value — GCACW's fatigue markers and `state: {fatigue: 2}` — is that state of
+    the unit beneath it in the stack; any other marker stays a marker."""
+    values = {v.id for v in game.game.values}
+    below: dict[tuple[str, int], int] = {
+        (r.stack, r.level): index for index, r in enumerate(reads) if r.unit and r.stack
+    }
+    states: dict[int, dict[str, Any]] = {}
+    kept: list[int] = []
+    for index, read in enumerate(reads):
+        marker = read.marker
+        target = None
+        if marker is not None and not read.extra.get("marker") and read.stack:
+            if marker.set.kind in values and _is_number(marker.value):
+                target = next(
+                    (below[(read.stack, lv)] for lv in range(read.level - 1, -1, -1)
+                     if (read.stack, lv) in below),
+                    None,
+                )  # fmt: skip
+        if target is None:
+            kept.append(index)
+        else:
+            value = marker.value if marker is not None else None
+            states.setdefault(target, {})[marker.set.kind if marker else ""] = value
+    out = []
+    for index in kept:
+        read = reads[index]
+        if index in states:
+            read = dataclasses.replace(read, state={**read.state, **states[index]})
+        out.append(read)
+    return out
 
 
 def _detached(reads: list[_Read]) -> list[_Read]:

@@ -30,8 +30,9 @@ from compiler.rules.placed import Placement
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 CARRIED = "countermix"
 """The persistent property (BasicPiece state) holding what a placement says that the piece does
-not show: state values, the reinforcement's entry location, notes, attachments, steps. VASSAL
-keeps it through moves, saves and loads, so `countermix import-save` reads it back."""
+not show: state values, the reinforcement's entry location, notes, attachments, steps, and that
+a marker is one the scenario places. VASSAL keeps it through moves, saves and loads, so
+`countermix import-save` reads it back."""
 
 
 def _number(value: object) -> int | None:
@@ -82,6 +83,8 @@ def carried(placement: Placement) -> dict[str, object]:
         out["attached_to"] = getattr(entry, "attached_to", "")
     if entry.note:
         out["note"] = entry.note
+    if placement.marker is not None:
+        out["marker"] = True  # a marker the scenario places: it stays a marker when read back
     return out
 
 
