@@ -161,6 +161,31 @@ def _parser() -> argparse.ArgumentParser:
         help="a new scenario takes its name, turns and rules from this one",
     )
     imports.add_argument("--title", default="", help="series: the title of a new scenario")
+    modules = commands.add_parser(
+        "import-module",
+        help="turn a VASSAL module made by hand into a countermix game folder",
+        description=(
+            "Read a module (.vmod) made with VASSAL's editor and write a game folder: units, "
+            "markers and cards from the piece palette with their pictures, maps with their "
+            "boards and grids, decks, and every predefined set-up as a scenario. What the "
+            "format cannot hold is listed at the end."
+        ),
+    )
+    modules.add_argument("module", type=Path, metavar="MODULE.vmod", help="the module")
+    modules.add_argument("folder", type=Path, metavar="OUT_DIR", help="folder to create")
+    diff = commands.add_parser(
+        "diff",
+        help="what changed between two modules or game folders",
+        description=(
+            "Compare two games: two .vmod files or two game folders (one of each works too). "
+            "Exit 0 when they are equal, 1 when they differ."
+        ),
+    )
+    diff.add_argument("old", type=Path, metavar="OLD", help=".vmod or game folder")
+    diff.add_argument("new", type=Path, metavar="NEW", help=".vmod or game folder")
+    diff.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
     schema = commands.add_parser(
         "schema",
         help="write the JSON Schema of the data files",
@@ -354,6 +379,46 @@ def _import_save(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if errors else EXIT_OK
 
 
+def _import_module(args: argparse.Namespace) -> int:
+    from compiler.importing.archive import ArchiveError
+    from compiler.importing.modulecmd import import_module
+
+    try:
+        done = import_module(args.module, args.folder)
+    except ArchiveError as err:
+        raise UsageError(f"{err}; nothing written") from err
+    for finding in done.findings:
+        _out(render_text(finding))
+        _out()
+    nouns = {"placed": "piece set up"}
+    counts = ", ".join(
+        _count(n, nouns.get(noun, noun.rstrip("s"))) for noun, n in done.counts.items() if n
+    )
+    _out(f"wrote {done.folder}/: game `{done.game_id}` ({counts})")
+    if done.unsupported:
+        _out("not imported (the format has no place for these):")
+        for line in done.unsupported:
+            _out(f"  {line}")
+    _out("next:")
+    _out(f"  countermix validate {done.folder}")
+    _out(f"  countermix build {done.folder}")
+    errors = [f for f in done.findings if f.severity is Severity.ERROR]
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from compiler.semdiff import changes_json, diff_games, render_changes
+    from compiler.semdiff.sides import loaded
+
+    with loaded(args.old) as old, loaded(args.new) as new:
+        changes = diff_games(old, new)
+    if args.format == "json":
+        _out(json.dumps(changes_json(changes), ensure_ascii=False, indent=2))
+    else:
+        _out(render_changes(changes))
+    return EXIT_FINDINGS if changes else EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {
@@ -364,6 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "new": _new,
         "schema": _schema,
         "import-save": _import_save,
+        "import-module": _import_module,
+        "diff": _diff,
     }
     try:
         code = handlers[args.command](args)

@@ -5,7 +5,10 @@ Markers (an HTML comment on the line before the block's opening fence):
 
 - `<!-- check: shell -->`: each line starting with `countermix ` runs (through the CLI's main)
   in one temporary folder shared by the block; it must exit 0, or the code in a trailing
-  `# exit N` comment.
+  `# exit N` comment. A line `python -m zipfile ...` runs Python's zipfile command line.
+- `<!-- check: parses -->`: a command that needs files of the reader's own (a save from
+  VASSAL, a module): each `countermix ` line must be a valid command line (the CLI's parser
+  accepts it); it is not run.
 - `<!-- check: add KIND [as FILE] [expect RULE,...] [with FILE=WxH] -->`: the YAML is written
   as a new file (`guide-example.yaml`, or FILE, which must not exist yet) into a fresh game of
   KIND (hex, area, point, cards; `+series` for a series) in a folder `my-game`; `validate` must
@@ -25,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +36,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from compiler.cli import main
+from compiler.cli import _parser, main
 from compiler.diagnostics import Finding, render_text
 from compiler.newgame import write_game
 from compiler.pipeline import check_game
@@ -141,6 +145,9 @@ def run_shell(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[st
     os.chdir(tmp_path)
     try:
         for line in example.body.splitlines():
+            if line.startswith("python -m zipfile "):
+                zipfile.main(shlex.split(line)[3:])  # type: ignore[attr-defined]  # its CLI
+                continue
             if not line.startswith("countermix "):
                 continue
             command, _, comment = line.partition("#")
@@ -163,6 +170,11 @@ def test_guide_example(
     verb = example.words[0] if example.words else ""
     if verb == "shell":
         run_shell(example, tmp_path, capsys)
+    elif verb == "parses":
+        lines = [line for line in example.body.splitlines() if line.startswith("countermix ")]
+        assert lines, f"guide line {example.line}: no command in the block"
+        for line in lines:
+            _parser().parse_args(shlex.split(line.partition("#")[0])[1:])
     elif verb in ("add", "replace"):
         run_data_check(example, tmp_path)
     elif verb == "in":

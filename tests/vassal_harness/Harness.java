@@ -1140,6 +1140,8 @@ public final class Harness {
           warn("module has no moduledata entry");
         }
         else {
+          // Look at the entries first: AbstractMetaData.read closes the ZipFile it is given.
+          final boolean hasOldBuildFile = zf.getEntry("buildFile") != null;
           final ModuleMetaData md = new ModuleMetaData(zf);
           report.put("moduledataName", md.getName());
           report.put("moduledataVassalVersion", md.getVassalVersion());
@@ -1152,7 +1154,7 @@ public final class Harness {
             snapshotOfModuleVersion = md.getVassalVersion();
           }
           if (VersionUtils.compareVersions(md.getVassalVersion(), "3.5") < 0
-              && zf.getEntry("buildFile") == null) {
+              && !hasOldBuildFile) {
             warn("moduledata VassalVersion < 3.5 but there is no 'buildFile' entry");
           }
         }

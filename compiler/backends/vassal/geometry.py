@@ -218,7 +218,7 @@ def box_strip(labels: list[tuple[str, str]], top: int, width: int) -> tuple[list
     return zones, top + rows * (BOX_H + BOX_GAP) + MARGIN
 
 
-def _inside(point: tuple[float, float], polygon: tuple[Point, ...]) -> bool:
+def inside(point: tuple[float, float], polygon: tuple[Point, ...]) -> bool:
     """Even-odd ray casting, as java.awt.Polygon.contains for interior points."""
     x, y = point
     hit = False
@@ -245,8 +245,8 @@ def interior_point(polygon: tuple[Point, ...], earlier: list[tuple[Point, ...]])
     candidates.sort(key=lambda p: ((p[0] - mx) ** 2 + (p[1] - my) ** 2, p))
     for x, y in candidates:
         probes = [(x + dx, y + dy) for dx, dy in _PROBE]
-        if all(_inside(p, polygon) for p in probes) and not any(
-            _inside(p, e) for e in rivals for p in probes
+        if all(inside(p, polygon) for p in probes) and not any(
+            inside(p, e) for e in rivals for p in probes
         ):
             return x, y
     return None
