@@ -108,3 +108,22 @@ def test_new_validate_build_and_play(installed: Path, tmp_path: Path, kind: str)
     assert report["decodeErrors"] == [] and report["imageErrors"] == []
     assert [d for d in report["dialogs"] if not d["ignored"]] == []
     assert report["setups"] and all(s["gameStarted"] for s in report["setups"])
+
+
+def test_the_way_back_from_the_installed_tool(installed: Path, tmp_path: Path) -> None:
+    """import-save, import-module and diff from the wheel: a scenario's own save imports, the
+    module imports into a folder that builds, and the rebuilt module equals the first."""
+    countermix = str(installed / "countermix")
+    work = tmp_path / "games"
+    work.mkdir()
+    _ok(_run([countermix, "new", "g", "--map", "hex"], work))
+    _ok(_run([countermix, "build", "g"], work))
+    vmod = work / "build" / "g" / "g.vmod"
+    with zipfile.ZipFile(vmod) as archive:
+        (work / "westford.vsav").write_bytes(archive.read("westford.vsav"))
+    args = ["import-save", "g", "westford.vsav", "--scenario", "again", "--like", "westford"]
+    assert "wrote " in _ok(_run([countermix, *args], work))
+    _ok(_run([countermix, "import-module", str(vmod), "imported"], work))
+    _ok(_run([countermix, "build", "imported", "--out", "rebuilt"], work))
+    same = _run([countermix, "diff", str(vmod), "rebuilt/imported/imported.vmod"], work)
+    assert (same.returncode, same.stdout) == (0, "no differences\n"), same.stdout + same.stderr
