@@ -15,18 +15,19 @@ from typing import Any
 
 import pytest
 
-from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, turn_zone
-from compiler.backends.vassal.module import build_module, map_names
+from compiler.backends.vassal.module import build_module
 from compiler.cli import main
 from compiler.importing.commands import command_text
 from compiler.importing.saves import SaveContents, read_commands
 from compiler.load.aids import with_aids
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
-from compiler.rules.context import scenario_view
 from tests.conftest import DATA, SOURCES
 from tests.test_import_save import load, placements
-from tests.test_vassal_engine import _vassal_installed  # noqa: F401  (autouse: fail without VASSAL)
+from tests.test_vassal_engine import (  # _vassal_installed: autouse, fails without VASSAL
+    _vassal_installed,  # noqa: F401
+    expected_places,
+)
 from tests.vassal_harness.run import run_harness
 
 pytestmark = pytest.mark.slow
@@ -79,23 +80,6 @@ def _where_found(pieces: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
     )
 
 
-def _where_imported(game: GameData, scenario_id: str) -> Counter[tuple[str, str, str]]:
-    names = map_names(game.maps)
-    scenario = next(s for s in game.scenarios if s.id == scenario_id)
-    view = scenario_view(game, scenario)
-    found: Counter[tuple[str, str, str]] = Counter()
-    for p in view.setup:
-        assert p.place is not None
-        found[(p.piece_id, names[p.place.map], p.at)] += 1
-    for p in view.arrivals:
-        found[(p.piece_id, REINFORCEMENTS_MAP, turn_zone(p.turn))] += 1
-    return found
-
-
-def _cases(folder: Path) -> list[str]:
-    return [s.id for s in load(folder).scenarios if s.setup or s.reinforcements]
-
-
 def test_every_scenario_saved_by_vassal_imports_equal_and_so_do_its_moves(
     played: Played,
 ) -> None:
@@ -112,7 +96,7 @@ def test_every_scenario_saved_by_vassal_imports_equal_and_so_do_its_moves(
 
         moved = f"{scenario.id}-moved"
         game = _import(played, setup["movedSave"], moved, scenario.id, codes=(0, 1))
-        assert _where_imported(game, moved) == _where_found(setup["afterMoves"]), scenario.id
+        assert expected_places(game, moved) == _where_found(setup["afterMoves"]), scenario.id
         _check_moves(game, setup, before=back, after=moved)
 
 
