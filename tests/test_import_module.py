@@ -16,6 +16,7 @@ from compiler.load.game import load_game
 from compiler.pipeline import UsageError, check_game
 from compiler.semdiff import diff_games
 from tests.modules import FIXTURES, HOSTILE, hostile
+from tests.test_import_save import placements
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -68,7 +69,10 @@ def test_zoned_boxes_and_unsupported_traits(tmp_path: Path) -> None:
     result = import_module(FIXTURES["zoned"](tmp_path), tmp_path / "game")
     game = load_game(result.folder).game
     assert game is not None
-    assert Counter(e.at for e in game.scenarios[0].setup) == {"0302": 1, "Reserve": 2}
+    at: Counter[str] = Counter()
+    for placed, count in placements(game, game.scenarios[0].id).items():
+        at[placed[1]] += count
+    assert at == {"0302": 1, "Reserve": 2}
     assert "trait `calcProp` (Calculated Property) on 1 pieces" in result.unsupported
     assert game.units[0].front == {"morale": 4}
 
@@ -108,19 +112,18 @@ def test_busy_out_dir_is_untouched(tmp_path: Path) -> None:
 
 
 SLOW = pytest.mark.slow
+SEEDS = [
+    "tests/data/mini",
+    "sources/napoleon",
+    "sources/tank_killers",
+    pytest.param("sources/gcacw", marks=SLOW),
+    pytest.param("sources/asia_engulfed", marks=SLOW),
+    pytest.param("sources/twilight_in_the_east", marks=SLOW),
+]
+"""The seed games whose modules import-module reads back."""
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        "tests/data/mini",
-        "sources/napoleon",
-        "sources/tank_killers",
-        pytest.param("sources/gcacw", marks=SLOW),
-        pytest.param("sources/asia_engulfed", marks=SLOW),
-        pytest.param("sources/twilight_in_the_east", marks=SLOW),
-    ],
-)
+@pytest.mark.parametrize("source", SEEDS)
 def test_countermix_module_round_trip(tmp_path: Path, source: str) -> None:
     """import(M) and import(build(import(M))) are the same game: the box strip is cut off
     the imported boards and laid out again, the Reinforcements map's turn boxes become
@@ -137,6 +140,29 @@ def test_countermix_module_round_trip(tmp_path: Path, source: str) -> None:
     assert a is not None and b is not None
     changes = [c for c in diff_games(a, b) if (c.section, c.field) != ("game", "id")]
     assert not changes, changes[:10]
+
+
+@pytest.mark.parametrize("source", SEEDS)
+def test_countermix_module_set_ups_import_as_the_original_scenarios(
+    tmp_path: Path, source: str
+) -> None:
+    """Every set-up of a module countermix built is read by import-save's reader into the
+    scenario it was built from: same id, name, and placements (piece, location, face, steps,
+    state, turn, note, attachment), with unit, marker and map ids kept."""
+    game = load_game(REPO / source).game
+    assert game is not None
+    vmod = build_module(with_aids(game)[0], tmp_path / "build")
+    result = import_module(vmod, tmp_path / "a")
+    assert _errors(result.folder) == []
+    assert not [u for u in result.unsupported if u.startswith("set-up ")], result.unsupported
+    imported = load_game(result.folder).game
+    assert imported is not None
+    expected = [s for s in game.scenarios if s.setup or s.reinforcements]
+    assert sorted(s.id for s in imported.scenarios) == sorted(s.id for s in expected)
+    for scenario in expected:
+        again = next(s for s in imported.scenarios if s.id == scenario.id)
+        assert again.name.en == scenario.name.en
+        assert placements(imported, scenario.id) == placements(game, scenario.id), scenario.id
 
 
 def test_countermix_module_keeps_hexes_boxes_and_reinforcements(tmp_path: Path) -> None:

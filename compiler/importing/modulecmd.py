@@ -2,9 +2,11 @@
 into a countermix game folder.
 
 Order of work: refuse an OUT_DIR that holds anything; read the module whole as untrusted data
-(compiler.importing.archive) and turn it into game data in memory (togame); write the files
-into a hidden sibling folder, validate them there, and rename it into place. A failure at any
-step leaves nothing behind.
+(compiler.importing.archive) and turn it into game data in memory (togame); write the game's
+files into a hidden sibling folder and load the game from there; read each predefined set-up
+into a scenario of that game with import-save's reader (togame.scenario_files) and write it
+too; validate the folder and rename it into place. A failure at any step leaves nothing
+behind.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 from compiler.diagnostics import Finding
 from compiler.importing.archive import Archive
 from compiler.importing.module import read_module
-from compiler.importing.togame import convert, slug
+from compiler.importing.togame import convert, scenario_files, slug
+from compiler.load.game import load_game
 from compiler.pipeline import UsageError, check_game
 
 
@@ -44,20 +47,20 @@ def import_module(vmod: Path, out_dir: Path) -> ModuleImport:
     with Archive(vmod) as archive:
         tree = read_module(archive)
         result = convert(tree, archive, game_id)
-    unsupported = [
-        f"{what} on {count} pieces" if what.startswith("trait ") else
-        (f"{what} ({count} times)" if count > 1 else what)
-        for what, count in sorted(result.unsupported.items())
-    ]  # fmt: skip
     staging: Path | None = None
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-        for name, data in result.files.items():
-            if not any(value is not None for value in data.values()):
-                continue
-            _write(staging / name, yaml_document(data).encode("utf-8"))
+        _write_files(staging, result.files)
         for name, data in result.art.items():
             _write(staging / name, data)
+        if result.setups:
+            game = load_game(staging).game
+            if game is None:
+                result.unsupported["set-ups (the game without them does not load)"] += 1
+            else:
+                before = set(result.files)
+                scenario_files(result, game)
+                _write_files(staging, {k: result.files[k] for k in set(result.files) - before})
         findings = check_game(staging).findings
         staging.chmod(0o777 & ~_umask())
         os.rename(staging, out_dir)
@@ -68,7 +71,18 @@ def import_module(vmod: Path, out_dir: Path) -> ModuleImport:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
     findings = check_game(out_dir).findings if findings else findings
+    unsupported = [
+        f"{what} on {count} pieces" if what.startswith("trait ") else
+        (f"{what} ({count} times)" if count > 1 else what)
+        for what, count in sorted(result.unsupported.items())
+    ]  # fmt: skip
     return ModuleImport(out_dir, game_id, dict(result.counts), unsupported, list(findings))
+
+
+def _write_files(folder: Path, files: dict[str, dict[str, Any]]) -> None:
+    for name, data in files.items():
+        if any(value is not None for value in data.values()):
+            _write(folder / name, yaml_document(data).encode("utf-8"))
 
 
 def _write(path: Path, data: bytes) -> None:

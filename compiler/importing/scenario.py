@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -31,6 +32,21 @@ from compiler.model.units import Marker, Unit
 from compiler.plain import plain
 
 HEADER_SKIPPED = ("setup", "reinforcements")
+
+Locate = Callable[[SavedPiece], "tuple[str, str] | None"]
+"""Where a saved piece lies, as (map id, location), by some other reckoning than the game's
+layouts (import-module: the module's own grids); None when it lies on no location."""
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """How pieces of a module countermix did not build (no UnitId or MarkerId properties) are
+    known: by their palette gpid, else their name, each to the keys (`unit:id`, `marker:id`,
+    `card:id:0`) of its copies. A set-up's pieces take a palette piece's unit copies in turn;
+    a marker may lie any number of times."""
+
+    by_gpid: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,10 +82,15 @@ def scenario_from_save(
     scenario_id: str,
     base: Scenario | None,
     title: str = "",
+    *,
+    palette: Palette | None = None,
+    locate: Locate | None = None,
 ) -> ImportedScenario:
     """The scenario `scenario_id` as the save sets it up; its other fields (name, turns,
-    victory ...) come from `base` when given."""
-    reader = _Reader(game, layouts, save)
+    victory ...) come from `base` when given. With a `palette`, pieces without countermix's
+    properties are known through it instead of the game's own gpids and names; with
+    `locate`, positions are read by it instead of by `layouts`."""
+    reader = _Reader(game, layouts, save, palette, locate)
     read = [r for piece in save.pieces if (r := reader.piece(piece)) is not None]
     read = _detached(_markers_as_state(game, read))
     data = _header(game, save, scenario_id, base, title, read)
@@ -94,10 +115,18 @@ def scenario_from_save(
 
 class _Reader:
     def __init__(
-        self, game: GameData, layouts: Mapping[str, MapLayout], save: SaveContents
+        self,
+        game: GameData,
+        layouts: Mapping[str, MapLayout],
+        save: SaveContents,
+        palette: Palette | None = None,
+        locate: Locate | None = None,
     ) -> None:
         self.game = game
         self.save = save
+        self.palette = palette
+        self.locate = locate
+        self.taken: Counter[tuple[str, ...]] = Counter()
         self.findings: list[Finding] = []
         names = map_names(game.maps)
         self.maps = {name: map_id for map_id, name in names.items()}
@@ -255,12 +284,25 @@ class _Reader:
         card = props.get("CardId", "")
         if card and any(c.id == card for c in self.game.cards):
             return f"card:{card}:0"
+        if self.palette is not None:
+            copies = self.palette.by_gpid.get(saved.piece.gpid) or self.palette.by_name.get(
+                saved.piece.name
+            )
+            if copies:
+                self.taken[copies] += 1
+                return copies[min(self.taken[copies], len(copies)) - 1]
+            self._unknown(saved)
+            return None
         by_gpid = self.by_gpid.get(saved.piece.gpid)
         if by_gpid is not None:
             return by_gpid
         named = self.by_name.get(saved.piece.name, [])
         if len(named) == 1:
             return named[0]
+        self._unknown(saved)
+        return None
+
+    def _unknown(self, saved: SavedPiece) -> None:
         self._finding(
             "import-unknown-piece",
             saved,
@@ -268,9 +310,13 @@ class _Reader:
             f"not a unit, marker or card of `{self.game.game.id}`",
             "add it to the game's data, or delete it in VASSAL and save again",
         )
-        return None
 
     def _location(self, saved: SavedPiece) -> tuple[str, str] | None:
+        if self.locate is not None:
+            place = self.locate(saved)
+            if place is None:
+                self._between(saved)
+            return place
         map_id = self.maps.get(saved.map)
         layout = self.layouts.get(map_id) if map_id is not None else None
         if map_id is None or layout is None:
@@ -287,15 +333,18 @@ class _Reader:
             return map_id, exact
         nearest = _nearest(layout, saved.x, saved.y)
         if nearest is None:
-            self._finding(
-                "import-off-location",
-                saved,
-                f"`{printable(saved.piece.name)}` lies at ({saved.x}, {saved.y}) on "
-                f"`{printable(saved.map)}`, between locations",
-                "move it onto a hex, area, town or box in VASSAL and save again",
-            )
+            self._between(saved)
             return None
         return map_id, nearest
+
+    def _between(self, saved: SavedPiece) -> None:
+        self._finding(
+            "import-off-location",
+            saved,
+            f"`{printable(saved.piece.name)}` lies at ({saved.x}, {saved.y}) on "
+            f"`{printable(saved.map)}`, between locations",
+            "move it onto a hex, area, town or box in VASSAL and save again",
+        )
 
     def _finding(self, rule: str, saved: SavedPiece, message: str, hint: str) -> None:
         self.findings.append(Finding(rule, self.where(saved), message, hint))

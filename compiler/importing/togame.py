@@ -1,16 +1,18 @@
 """A read module (compiler.importing.module) turned into countermix game data: YAML-ready
-records for the game, units, markers, maps, decks and cards, one scenario per predefined
-set-up, and the art files; what the format cannot hold is counted in `unsupported`."""
+records for the game, units, markers, maps, decks and cards, and the art files (convert);
+then, once that game is written and loaded, one scenario per predefined set-up, read by
+import-save's reader (scenario_files). What the format cannot hold is counted in
+`unsupported`."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import json
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +54,9 @@ from compiler.importing.saves import (
     SavedPiece,
     read_commands,
 )
+from compiler.importing.scenario import Locate, Palette, scenario_from_save
 from compiler.model.common import Text
+from compiler.model.gamedata import GameData
 from compiler.model.maps import Art, GameMap, Sheet
 from compiler.model.maps import HexGrid as ModelHexGrid
 from compiler.sequence import TAB
@@ -123,6 +127,10 @@ class GameOut:
     art: dict[str, bytes] = field(default_factory=dict)
     unsupported: Counter[str] = field(default_factory=Counter)
     counts: Counter[str] = field(default_factory=Counter)
+    setups: list[SetupIn] = field(default_factory=list)
+    """The set-ups, made scenarios of the written game by scenario_files."""
+    palette: Palette | None = None
+    locator: Callable[[SetupIn], Locate] | None = None
 
 
 class Converter:
@@ -134,6 +142,10 @@ class Converter:
         self.types: dict[str, str] = {}
         self.art_names: dict[str, str] = {}
         self.slot_ids: dict[int, str] = {}
+        self.unit_copies: dict[str, list[str]] = {}
+        self.card_ids: dict[str, str] = {}
+        self.blocks: set[str] = set()
+        """Unit types of countermix's blocks (turned a quarter a step)."""
         cards = [c for m in tree.maps for p in m.piles for c in p.cards]
         self.built = any(k in s.props for s in [*tree.slots, *cards] for k in OWN_PROPS)
         """Built by countermix: its boards are laid out by compiler.backends.vassal.geometry."""
@@ -199,6 +211,24 @@ class Converter:
             front[ident] = value
         return front
 
+    def own_shape(self, slot: Slot, unit: dict[str, Any]) -> dict[str, Any]:
+        """What a piece of countermix's own module says of its unit beyond values: its full
+        steps (the `Steps` property) and that it is a block (a Can Rotate trait), whose
+        strength is `cv` when the set-ups carry that state (pieces.block_traits)."""
+        if "UnitId" not in slot.props:
+            return {}
+        extra: dict[str, Any] = {}
+        steps = slot.props.get("Steps", "")
+        if steps.isdigit() and int(steps) > 1:
+            extra["steps"] = int(steps)
+        if any(t.kind == "rotate" for t in slot.traits):
+            self.blocks.add(unit["type"])
+            front = dict(unit.get("front") or {})
+            if "strength" in front and "cv" in self.values:
+                front["cv"] = front.pop("strength")
+                extra["front"] = front
+        return extra
+
     def type_of(self, slot: Slot) -> str:
         for key, value in slot.props.items():
             if key.lower() in TYPE_KEYS and value.strip():
@@ -223,7 +253,9 @@ class Converter:
                     marker["art"] = art
                 markers.append(marker)
                 continue
-            for copy in range(max(1, copies[index])):
+            # countermix's own units keep their ids: copies of one lie under its UnitId
+            ours = "UnitId" in slot.props
+            for copy in range(1 if ours else max(1, copies[index])):
                 unit: dict[str, Any] = {
                     "id": base if copy == 0 else f"{base}--{copy + 1}",
                     "name": slot.name,
@@ -232,14 +264,22 @@ class Converter:
                 }
                 if copy:
                     ids.used.add(unit["id"])
+                self.unit_copies.setdefault(base, []).append(unit["id"])
                 if front := self.values_of(slot):
                     unit["front"] = front
+                unit.update(self.own_shape(slot, unit))
+                if ours and copies[index] > 1:
+                    unit["copies"] = copies[index]
                 if art := self.piece_art(slot):
                     unit["art"] = art
                 units.append(unit)
         self.out.counts.update(units=len(units), markers=len(markers))
         self.out.files["units.yaml"] = {
-            "unit_types": [{"id": k, "name": v} for k, v in self.types.items()] or None,
+            "unit_types": [
+                {"id": k, "name": v, **({"shape": "block"} if k in self.blocks else {})}
+                for k, v in self.types.items()
+            ]
+            or None,
             "units": units or None,
             "markers": markers or None,
         }
@@ -399,6 +439,8 @@ class Converter:
                 for card in pile.cards:
                     record: dict[str, Any] = {"id": card_ids.make(card.name, "card"),
                                               "deck": ident, "name": card.name}  # fmt: skip
+                    if card.gpid:
+                        self.card_ids.setdefault(card.gpid, record["id"])
                     if front := self.art(card.images[0]):
                         record["art"] = {"front": front}
                     cards.append(record)
@@ -428,8 +470,11 @@ class Converter:
         return name if self.archive.has(f"images/{name}") else ""
 
     # -- scenarios ---------------------------------------------------------------------------
-    def read_setups(self) -> list[tuple[str, SaveContents, list[str]]]:
+    def read_setups(self) -> list[SetupIn]:
+        """Every predefined set-up's save, read; its scenario is made once the game stands
+        (scenario_files)."""
         read = []
+        ids = Ids()
         for setup in self.tree.setups:
             if not self.archive.has(setup.file):
                 self.out.unsupported[f"set-up `{setup.name}`: file `{setup.file}` is missing"] += 1
@@ -442,7 +487,10 @@ class Converter:
                 text = command_text(save.read("savedGame", MAX_SAVED_GAME_BYTES), where)
             contents = read_commands(text, SaveContents(self.archive.path))
             boards = [c for c in flat_commands(text, where) if "BoardPicker" + TAB in c]
-            read.append((setup.name, contents, boards))
+            stem = setup.file.rsplit("/", 1)[-1].removesuffix(".vsav")
+            ident = ids.make(stem if self.built and PLAIN_ID.match(stem) else setup.name,
+                             "scenario")  # fmt: skip
+            read.append(SetupIn(setup.name, ident, contents, boards))
         return read
 
     def slot_for(self, gpid: str, name: str) -> int | None:
@@ -455,67 +503,71 @@ class Converter:
                 return index
         return None
 
-    def scenarios(
-        self, setups: list[tuple[str, SaveContents, list[str]]], maps: list[MapOut]
-    ) -> tuple[list[Plan], Counter[int]]:
-        """What each set-up places where, and how many copies of each palette piece the
-        busiest set-up uses (each copy becomes a unit of its own)."""
+    def survey(self, setups: list[SetupIn]) -> Counter[int]:
+        """How many copies of each palette piece the busiest set-up uses (each copy becomes
+        a unit of its own), and the values the set-ups' pieces carry as state (declared)."""
         copies: Counter[int] = Counter()
-        plans: list[Plan] = []
-        by_name = {m.source.name: m for m in maps}
-        self.locations = set().union(*(m.locations for m in maps))
-        for name, save, board_lines in setups:
-            place_saved_boards(board_lines, by_name)
-            placed = [p for s in save.pieces if (p := self.placement(name, s, by_name)) is not None]
-            for index, count in Counter(p.slot for p in placed).items():
+        for setup in setups:
+            used: Counter[int] = Counter()
+            for saved in setup.save.pieces:
+                if saved.deck or saved.piece.gpid in self.card_gpids:
+                    continue
+                for key, value in (carried(saved).get("state") or {}).items():
+                    self.declare(str(key), value)
+                index = self.slot_for(saved.piece.gpid, saved.piece.name)
+                if index is not None:
+                    used[index] += 1
+                if saved.piece.rotation and not self.built:
+                    self.out.unsupported["rotated pieces in set-ups (rotation dropped)"] += 1
+            for index, count in used.items():
                 copies[index] = max(copies[index], count)
-            plans.append((name, placed))
-        return plans, copies
+        return copies
 
-    def placement(self, setup: str, saved: SavedPiece, by_name: dict[str, MapOut]) -> Placed | None:
-        """Where a saved piece starts (None when it cannot be said: counted)."""
-        if saved.deck or saved.piece.gpid in self.card_gpids:
-            return None  # deck contents come with the deck
-        index = self.slot_for(saved.piece.gpid, saved.piece.name)
-        if index is None:
-            self.out.unsupported[f"set-up `{setup}`: piece not in the palette"] += 1
-            return None
-        slot = self.tree.slots[index]
-        level = saved.piece.layers.get(slot.layer, 1) if slot.layer else 1
-        face = "back" if level == 2 and slot.has_back else "front"
-        if saved.piece.rotation:
-            self.out.unsupported["rotated pieces in set-ups (rotation dropped)"] += 1
+    def declare(self, key: str, value: Any) -> None:
+        """The state value `key` declared in the game (a number unless some value is not)."""
+        definition = self.values.setdefault(key, {"id": key, "name": key, "kind": "number"})
+        if isinstance(value, str | bool):
+            definition["kind"] = "text"
+
+    def palette(self) -> Palette:
+        """The pieces of the palette by gpid and name, each to its copies' keys (scenario.Palette);
+        cards by gpid, so that a card off its deck is said to be one."""
+        by_gpid: dict[str, tuple[str, ...]] = {}
+        by_name: dict[str, tuple[str, ...]] = {}
+        for index, slot in enumerate(self.tree.slots):
+            base = self.slot_ids[index]
+            if self.side_of(slot):
+                keys = tuple(f"unit:{u}" for u in self.unit_copies[base])
+            else:
+                keys = (f"marker:{base}",)
+            if slot.gpid:
+                by_gpid.setdefault(slot.gpid, keys)
+            by_name.setdefault(slot.name, keys)
+        for gpid, card in self.card_ids.items():
+            by_gpid.setdefault(gpid, (f"card:{card}:0",))
+        return Palette(by_gpid, by_name)
+
+    def locator(self, maps: list[MapOut]) -> Callable[[SetupIn], Locate]:
+        """Where a set-up's pieces lie, by the module's own grids and the boards as the set-up
+        places them: a location of an imported map, or a turn box of countermix's
+        Reinforcements map (its reinforcements)."""
+        by_name = {m.source.name: m for m in maps}
+
+        def for_setup(setup: SetupIn) -> Locate:
+            place_saved_boards(setup.boards, by_name)
+            return lambda saved: self.where(saved, by_name)
+
+        return for_setup
+
+    def where(self, saved: SavedPiece, by_name: dict[str, MapOut]) -> tuple[str, str] | None:
         if self.holding is not None and saved.map == self.holding.name:
-            return self.arrival(setup, saved, Placed(index, "", face))
-        where = self.locate(by_name.get(saved.map), saved.x, saved.y)
-        if where is None:
-            self.out.unsupported[f"set-up `{setup}`: piece on no location"] += 1
-            return None
-        return Placed(index, where, face)
-
-    def arrival(self, setup: str, saved: SavedPiece, placed: Placed) -> Placed | None:
-        """A unit waiting in a turn box of countermix's Reinforcements map: a reinforcement
-        of that turn, entering where its `countermix` property says."""
-        assert self.holding is not None
-        board = self.holding.boards[0]
-        box = (
-            board.grid.name(saved.x - board.offset[0], saved.y - board.offset[1])
-            if board.grid
-            else None
-        )
-        turn = TURN_BOX.match(box or "")
-        enters = str(carried(saved).get("enters", ""))
-        if (
-            turn is None
-            or enters not in self.locations
-            or not self.side_of(self.tree.slots[placed.slot])
-        ):
-            self.out.unsupported[
-                f"set-up `{setup}`: a piece on the Reinforcements map outside a turn box, "
-                "not a unit, or with no entry location"
-            ] += 1
-            return None
-        return dataclasses.replace(placed, at=enters, turn=int(turn.group(1)))
+            board = self.holding.boards[0]
+            x, y = saved.x - board.offset[0], saved.y - board.offset[1]
+            box = board.grid.name(x, y) if board.grid else None
+            return (REINFORCEMENTS_MAP, box) if box and TURN_BOX.match(box) else None
+        out = by_name.get(saved.map)
+        where = self.locate(out, saved.x, saved.y)
+        return (str(out.data["id"]), where) if out is not None and where is not None else None
 
     def locate(self, out: MapOut | None, x: int, y: int) -> str | None:
         if out is None:
@@ -531,46 +583,39 @@ class Converter:
             return str(out.data["boxes"][0]["id"])
         return None
 
-    def scenario_files(self, plans: list[Plan]) -> None:
-        ids = Ids()
-        for name, placed in plans:
-            setup: list[dict[str, Any]] = []
-            arrivals: dict[tuple[int, str, str], dict[str, Any]] = {}
-            taken: Counter[int] = Counter()
-            for piece in placed:
-                what = self.piece_ref(piece.slot, taken)
-                if not piece.turn:
-                    setup.append({"at": piece.at, **what, **_face(piece.face)})
-                    continue
-                group = arrivals.setdefault(
-                    (piece.turn, piece.at, piece.face),
-                    {"turn": piece.turn, "units": [], "at": piece.at, **_face(piece.face)},
-                )
-                group["units"].append(what["unit"])
-            ident = ids.make(name, "scenario")
-            scenario = {
-                "id": ident,
-                "name": name,
-                "last_turn": max([1, *(p.turn for p in placed)]),
-                "setup": setup or None,
-                "reinforcements": list(arrivals.values()) or None,
-            }
-            self.out.files[f"scenarios/{ident}.yaml"] = {"scenarios": [scenario]}
-            self.out.counts["scenarios"] += 1
-            self.out.counts["placed"] += len(setup)
-            self.out.counts["arriving"] += sum(len(g["units"]) for g in arrivals.values())
 
-    def piece_ref(self, index: int, taken: Counter[int]) -> dict[str, str]:
-        """`unit: id` of the next unused copy of a palette piece, or `marker: id`."""
-        base = self.slot_ids[index]
-        if not self.side_of(self.tree.slots[index]):
-            return {"marker": base}
-        taken[index] += 1
-        return {"unit": base if taken[index] == 1 else f"{base}--{taken[index]}"}
+FINDING_LINES = {
+    "import-unknown-piece": "piece not in the palette",
+    "import-off-location": "piece on no location",
+    "import-no-entry": "a piece on the Reinforcements map with no entry location",
+    "import-card": "a card outside its deck",
+}
 
 
-def _face(face: str) -> dict[str, str]:
-    return {"face": face} if face == "back" else {}
+def scenario_files(out: GameOut, game: GameData) -> None:
+    """Each set-up read back into a scenario of the imported `game` by import-save's reader
+    (compiler.importing.scenario): the same rules decide location, face, steps, a block's
+    strength, carried state, reinforcements and markers as state. What it cannot read back
+    is counted in `unsupported` and left out of the scenario."""
+    for setup in out.setups:
+        assert out.palette is not None and out.locator is not None
+        imported = scenario_from_save(
+            game,
+            {},
+            setup.save,
+            setup.ident,
+            None,
+            palette=out.palette,
+            locate=out.locator(setup),
+        )
+        for finding in imported.findings:
+            what = FINDING_LINES.get(finding.rule, finding.message)
+            out.unsupported[f"set-up `{setup.name}`: {what}"] += 1
+        data = {k: (setup.name if k == "name" else v) for k, v in imported.data.items()}
+        out.files[f"scenarios/{setup.ident}.yaml"] = {"scenarios": [data]}
+        out.counts["scenarios"] += 1
+        out.counts["placed"] += imported.placed
+        out.counts["arriving"] += imported.arriving
 
 
 def carried(saved: SavedPiece) -> dict[str, Any]:
@@ -591,16 +636,13 @@ def place_saved_boards(board_lines: list[str], by_name: dict[str, MapOut]) -> No
 
 
 @dataclass(frozen=True, slots=True)
-class Placed:
-    """A palette piece placed by a set-up: at a location, or arriving on a turn there."""
+class SetupIn:
+    """A predefined set-up: its name, the id of its scenario, its save and board lines."""
 
-    slot: int
-    at: str
-    face: str
-    turn: int = 0
-
-
-Plan = tuple[str, list[Placed]]
+    name: str
+    ident: str
+    save: SaveContents
+    boards: list[str]
 
 
 @dataclass
@@ -841,9 +883,10 @@ def convert(tree: ModuleTree, archive: Archive, game_id: str) -> GameOut:
     maps = conv.maps()
     conv.decks(maps)
     setups = conv.read_setups()
-    plans, copies = conv.scenarios(setups, maps)
-    conv.pieces(copies)
-    conv.scenario_files(plans)
+    conv.pieces(conv.survey(setups))
+    conv.out.setups = setups
+    conv.out.palette = conv.palette()
+    conv.out.locator = conv.locator(maps)
     sides = list(conv.side_ids.items()) or [("Players", "players")]
     for name in tree.sides:
         if name not in conv.side_ids:
