@@ -221,3 +221,16 @@ def test_rebuilt_module_places_like_the_original(tmp_path: Path, name: str) -> N
     assert game is not None
     rebuilt = build_module(game, tmp_path / "build")
     assert _placements(run_harness(rebuilt)) == _placements(run_harness(vmod))
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_fixture_game_builds_module_and_print_sheets(tmp_path: Path, name: str) -> None:
+    """The imported folder builds as it is, through the command a user runs: the module and
+    the print sheets (piece pictures placed on them), with no error."""
+    from compiler.cli import main
+
+    folder = import_module(FIXTURES[name](tmp_path), tmp_path / "game").folder
+    assert main(["build", str(folder), "--out", str(tmp_path / "out")]) == 0
+    built = sorted(p.name for p in (tmp_path / "out" / "game").iterdir())
+    assert "game.vmod" in built and "charts.pdf" in built
+    assert any(n in built for n in ("counters.pdf", "blocks.pdf", "cards.pdf")), built
