@@ -13,6 +13,8 @@ from compiler.importing.archive import ArchiveError
 from compiler.importing.modulecmd import import_module
 from compiler.load.aids import with_aids
 from compiler.load.game import load_game
+from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
 from compiler.pipeline import UsageError, check_game
 from compiler.semdiff import diff_games
 from tests.modules import FIXTURES, HOSTILE, hostile
@@ -157,12 +159,27 @@ def test_countermix_module_set_ups_import_as_the_original_scenarios(
     assert not [u for u in result.unsupported if u.startswith("set-up ")], result.unsupported
     imported = load_game(result.folder).game
     assert imported is not None
-    expected = [s for s in game.scenarios if s.setup or s.reinforcements]
+    expected = [s for s in game.scenarios if s.setup or s.reinforcements or s.decks]
     assert sorted(s.id for s in imported.scenarios) == sorted(s.id for s in expected)
     for scenario in expected:
         again = next(s for s in imported.scenarios if s.id == scenario.id)
         assert again.name.en == scenario.name.en
         assert placements(imported, scenario.id) == placements(game, scenario.id), scenario.id
+        # the decks on the table hold the same cards and each side is dealt the same hand;
+        # which side draws from a shared-looking pile is not in the module (each may)
+        assert _hands(again) == _hands(scenario) and _tabled(imported, again) == _tabled(
+            game, scenario
+        )
+
+
+def _hands(scenario: Scenario) -> dict[str, int]:
+    return {d.side: d.hand for d in scenario.decks}
+
+
+def _tabled(game: GameData, scenario: Scenario) -> set[frozenset[str]]:
+    """The decks of a scenario as the sets of card names they hold."""
+    used = {deck for player in scenario.decks for deck in player.decks}
+    return {frozenset(c.name.en for c in game.cards if c.deck == deck) for deck in used}
 
 
 def test_countermix_module_keeps_hexes_boxes_and_reinforcements(tmp_path: Path) -> None:

@@ -10,11 +10,17 @@ from typing import Any
 
 import pytest
 
-from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, turn_zone
+from compiler.backends.vassal.buildfile import (
+    REINFORCEMENTS_MAP,
+    hand_deck,
+    hand_map_name,
+    turn_zone,
+)
 from compiler.backends.vassal.module import build_module, map_names
 from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
 from compiler.newgame import MAP_KINDS, write_game
 from compiler.rules.context import scenario_view
 from tests.conftest import DATA, SOURCES
@@ -89,17 +95,35 @@ def test_module_loads_and_plays_in_vassal(folder: Path, tmp_path: Path) -> None:
         if scenario.setup or scenario.reinforcements:
             assert found_places(setup) == expected_places(game, scenario.id), scenario.id
         if scenario.decks:
-            _check_decks(game, setup)
+            check_decks(game, scenario, setup["pieces"])
 
 
-def _check_decks(game: GameData, setup: dict[str, object]) -> None:
-    """Card games: every deck is on the table, face down, with each card as often as the mix."""
-    pieces = setup["pieces"]
-    assert isinstance(pieces, list)
+def check_decks(game: GameData, scenario: Scenario, pieces: list[dict[str, Any]]) -> None:
+    """Card games: only the scenario's decks are on the table, face down; each side's hand holds
+    `hand` cards of its hand deck, face up in the private hand; deck and hands together hold
+    each card as often as the mix."""
     by_deck: dict[str, Counter[str]] = {}
+    hands: dict[str, Counter[str]] = {}
     for piece in pieces:
+        if piece.get("hand"):
+            assert piece["obscuredToOthers"] is False and piece["obscuredToMe"] is False, piece
+            hands.setdefault(piece["map"], Counter())[piece["props"]["CardId"]] += 1
+            continue
         assert piece.get("faceDown") is True, piece
         by_deck.setdefault(piece["deck"], Counter())[piece["props"]["CardId"]] += 1
-    for deck in game.decks:
-        wanted = Counter({c.id: c.copies for c in game.cards if c.deck == deck.id})
-        assert by_deck.get(deck.name.en) == wanted, deck.id
+    decks = {d.id: d for d in game.decks}
+    used = {deck_id for player in scenario.decks for deck_id in player.decks}
+    assert sorted(by_deck) == sorted(decks[d].name.en for d in used), scenario.id
+    sides = {s.id: s.name.en for s in game.game.sides}
+    dealt: dict[str, Counter[str]] = {}
+    for player in scenario.decks:
+        deck = hand_deck(game, player)
+        hand = hands.get(hand_map_name(sides[player.side]), Counter())
+        assert sum(hand.values()) == (player.hand if deck else 0), (scenario.id, player.side)
+        if deck is not None:
+            assert {c.deck for c in game.cards if c.id in hand} <= {deck.id}, player.side
+            dealt[deck.id] = dealt.get(deck.id, Counter()) + hand
+    assert sum(hands.values(), Counter()) == sum(dealt.values(), Counter())  # no other hand
+    for deck_id in used:
+        wanted = Counter({c.id: c.copies for c in game.cards if c.deck == deck_id})
+        assert by_deck[decks[deck_id].name.en] + dealt.get(deck_id, Counter()) == wanted, deck_id

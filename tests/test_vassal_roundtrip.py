@@ -21,6 +21,7 @@ from compiler.importing.commands import command_text
 from compiler.importing.saves import SaveContents, read_commands
 from compiler.load.aids import with_aids
 from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
 from compiler.model.units import Unit
 from tests.conftest import DATA, SOURCES
 from tests.test_import_save import load, placements
@@ -76,7 +77,9 @@ def _ident(piece: dict[str, Any]) -> str:
 def _where_found(pieces: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
     """Where the engine shows each piece on a map (cards in decks are the deck set-up)."""
     return Counter(
-        (_ident(p), p["map"], p["location"]) for p in pieces if _ident(p) and not p.get("deck")
+        (_ident(p), p["map"], p["location"])
+        for p in pieces
+        if _ident(p) and not p.get("deck") and not p.get("hand")
     )
 
 
@@ -93,6 +96,12 @@ def test_every_scenario_saved_by_vassal_imports_equal_and_so_do_its_moves(
         assert _decks(game, back) == _decks(game, scenario.id)
         if scenario.decks:
             _check_card_in_another_deck(played, Path(setup["save"]), scenario.id)
+            # without a scenario to take them from, the hands VASSAL dealt give each `hand:`
+            fresh = f"{scenario.id}-fresh"
+            args = ["import-save", str(played.folder), setup["save"], "--scenario", fresh]
+            assert main(args) == 0
+            dealt = {d.side: d.hand for d in _scenario(load(played.folder), fresh).decks}
+            assert dealt == {d.side: d.hand for d in scenario.decks}
 
         moved = f"{scenario.id}-moved"
         game = _import(played, setup["movedSave"], moved, scenario.id, codes=(0, 1))
@@ -121,9 +130,12 @@ def _check_card_in_another_deck(played: Played, save: Path, like: str) -> None:
     assert not any(s.id == "swap" for s in load(played.folder).scenarios)
 
 
+def _scenario(game: GameData, scenario_id: str) -> Scenario:
+    return next(s for s in game.scenarios if s.id == scenario_id)
+
+
 def _decks(game: GameData, scenario_id: str) -> list[tuple[str, tuple[str, ...], int]]:
-    scenario = next(s for s in game.scenarios if s.id == scenario_id)
-    return sorted((d.side, d.decks, d.hand) for d in scenario.decks)
+    return sorted((d.side, d.decks, d.hand) for d in _scenario(game, scenario_id).decks)
 
 
 def _check_moves(game: GameData, setup: dict[str, Any], before: str, after: str) -> None:

@@ -9,6 +9,7 @@ looked at through their headers before anything decodes them.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import warnings
 from collections import Counter
@@ -94,6 +95,21 @@ class Setup:
     file: str
 
 
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A starting hand a countermix module deals when a scenario starts (a Startup Global Key
+    Command firing `countermix-deal-<side>` on `count` cards, filtered on the scenarios)."""
+
+    side: str
+    count: int
+    scenarios: tuple[str, ...]
+    deck: str
+    """The name of the deck (DrawPile) the hand is dealt from."""
+
+
+DEAL_KEY = "countermix-deal-"
+
+
 @dataclass
 class ModuleTree:
     name: str
@@ -105,6 +121,7 @@ class ModuleTree:
     setups: list[Setup]
     unsupported: Counter[str] = field(default_factory=Counter)
     image_sizes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    deals: list[Deal] = field(default_factory=list)
 
 
 def build_file_name(archive: Archive) -> str:
@@ -142,7 +159,22 @@ def read_module(archive: Archive) -> ModuleTree:
             tree.maps.append(_map(element, reader, archive, tree))
     for name, size in reader.sizes.items():
         tree.image_sizes[name] = size
+    tree.deals = _deals(root)
     return tree
+
+
+def _deals(root: etree._Element) -> list[Deal]:
+    """The starting-hand deals of a module countermix built (see Deal)."""
+    deals = []
+    for element in _all(root, "StartupGlobalKeyCommand"):
+        _, _, side = (element.get("hotkey") or "").partition(DEAL_KEY)
+        count = element.get("deckCount") or ""
+        if side and count.isdigit():
+            where = element.get("filter") or ""
+            scenarios = tuple(re.findall(r'Scenario=="([^"]*)"', where))
+            deck = next(iter(re.findall(r'DeckName=="([^"]*)"', where)), "")
+            deals.append(Deal(side, int(count), scenarios, deck))
+    return deals
 
 
 def _all(root: etree._Element, name: str) -> list[etree._Element]:

@@ -19,13 +19,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, turn_zone
+from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, hand_map_name, turn_zone
 from compiler.backends.vassal.geometry import MapLayout
 from compiler.backends.vassal.module import map_names
 from compiler.backends.vassal.pieces import assign_gpids
 from compiler.backends.vassal.saves import CARRIED
 from compiler.diagnostics import Finding, Location, printable
 from compiler.importing.saves import SaveContents, SavedPiece
+from compiler.model.cards import Card
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.units import Marker, Unit
@@ -143,6 +144,8 @@ class _Reader:
         for unit in game.units:
             self.by_name.setdefault(unit.name.en, []).append(f"unit:{unit.id}")
         self.turns = {turn_zone(t): t for t in range(0, 1000)}
+        self.hand_maps = {hand_map_name(side.name.en): side.id for side in game.game.sides}
+        self.dealt: dict[str, list[tuple[str, SavedPiece]]] = {}
 
     def deck_setup(self, base: Scenario | None) -> list[dict[str, Any]]:
         """The decks each side draws from. A save shows which decks lie on the table and what
@@ -169,6 +172,7 @@ class _Reader:
                     )
             if deck is not None and saved.members and deck.id not in present:
                 present.append(deck.id)
+        hands = self._dealt_hands(base, cards, present)
         if base is not None:
             for player in base.decks:
                 for deck_id in player.decks:
@@ -184,12 +188,43 @@ class _Reader:
                         )
             return [plain(player) for player in base.decks]
         sides: dict[str, list[str]] = {}
+        owned = {d.side for d in self.game.decks if d.id in present and d.side}
+        playing = [s.id for s in self.game.game.sides if s.id in owned | set(hands)]
         for deck_id in present:
             deck = next(d for d in self.game.decks if d.id == deck_id)
-            owners = [deck.side] if deck.side else [side.id for side in self.game.game.sides]
+            owners = [deck.side] if deck.side else playing or [s.id for s in self.game.game.sides]
             for side in owners:
                 sides.setdefault(side, []).append(deck_id)
-        return [{"side": side, "decks": ids} for side, ids in sides.items()]
+        return [
+            {"side": side, "decks": ids, **({"hand": hands[side]} if hands.get(side) else {})}
+            for side, ids in sides.items()
+        ]
+
+    def _dealt_hands(
+        self, base: Scenario | None, cards: Mapping[str, Card], present: list[str]
+    ) -> dict[str, int]:
+        """The starting hand dealt to each side when the scenario started (the module deals it;
+        the save shows it): its cards must come from a deck of that side that goes into hands.
+        Its size is the scenario's `hand:` (kept from the scenario imported over, else counted)."""
+        players = {p.side: p for p in base.decks} if base is not None else {}
+        hand_decks = {d.id for d in self.game.decks if d.hand}
+        sizes: dict[str, int] = {}
+        for side, dealt in self.dealt.items():
+            allowed = set(players[side].decks) if side in players else None
+            for card_id, saved in dealt:
+                deck = cards[card_id].deck if card_id in cards else ""
+                if deck not in hand_decks or (allowed is not None and deck not in allowed):
+                    self._finding(
+                        "import-card",
+                        saved,
+                        f"card `{card_id}` lies in the hand of `{side}`, but its deck "
+                        f"`{deck}` is not one that side draws its hand from",
+                        "put it back in its deck in VASSAL and save again",
+                    )
+                elif deck not in present:
+                    present.append(deck)
+            sizes[side] = len(dealt)
+        return sizes
 
     def where(self, piece: SavedPiece) -> Location:
         """A piece's place in the save: the number of its command in the stream."""
@@ -201,11 +236,15 @@ class _Reader:
             return None
         kind, _, ident = key.partition(":")
         if kind == "card":
-            if not saved.deck:
+            card_id = ident.rpartition(":")[0]
+            hand_of = self.hand_maps.get(saved.map)
+            if not saved.deck and hand_of is not None:
+                self.dealt.setdefault(hand_of, []).append((card_id, saved))
+            elif not saved.deck:
                 self._finding(
                     "import-card",
                     saved,
-                    f"card `{ident.rpartition(':')[0]}` lies on `{printable(saved.map)}` at "
+                    f"card `{card_id}` lies on `{printable(saved.map)}` at "
                     f"({saved.x}, {saved.y}), outside every deck",
                     "countermix scenarios deal cards from decks: put the card back in its deck",
                 )
@@ -438,7 +477,7 @@ def _header(
         if title:
             data["title"] = title
         return data
-    last = max(len(game.game.turns), *(r.turn for r in read), 1)
+    last = max(len(game.game.turns_for(title)), *(r.turn for r in read), 1)
     data = {"id": scenario_id, "name": save.description or scenario_id}
     if title:
         data["title"] = title

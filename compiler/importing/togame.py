@@ -42,6 +42,7 @@ from compiler.importing.module import (
     SIDE_KEYS,
     TYPE_KEYS,
     Board,
+    Deal,
     MapDef,
     ModuleTree,
     Pile,
@@ -129,6 +130,7 @@ class GameOut:
     counts: Counter[str] = field(default_factory=Counter)
     setups: list[SetupIn] = field(default_factory=list)
     """The set-ups, made scenarios of the written game by scenario_files."""
+    deals: list[Deal] = field(default_factory=list)
     palette: Palette | None = None
     locator: Callable[[SetupIn], Locate] | None = None
 
@@ -136,7 +138,7 @@ class GameOut:
 class Converter:
     def __init__(self, tree: ModuleTree, archive: Archive, game_id: str) -> None:
         self.tree, self.archive, self.game_id = tree, archive, game_id
-        self.out = GameOut(unsupported=Counter(tree.unsupported))
+        self.out = GameOut(unsupported=Counter(tree.unsupported), deals=list(tree.deals))
         self.side_ids: dict[str, str] = {}
         self.values: dict[str, dict[str, Any]] = {}
         self.types: dict[str, str] = {}
@@ -432,6 +434,8 @@ class Converter:
                     continue
                 ident = deck_ids.make(box["id"] if box else pile.name, "deck")
                 deck: dict[str, Any] = {"id": ident, "name": pile.name}
+                if any(deal.deck == pile.name for deal in self.tree.deals):
+                    deck["hand"] = True  # the module deals starting hands from it
                 backs = [t.at(1) for c in pile.cards for t in c.traits if t.kind == "obs"]
                 if backs and backs[0] and (back := self.art(self._image(backs[0]))):
                     deck["art"] = {"back": back}
@@ -612,10 +616,23 @@ def scenario_files(out: GameOut, game: GameData) -> None:
             what = FINDING_LINES.get(finding.rule, finding.message)
             out.unsupported[f"set-up `{setup.name}`: {what}"] += 1
         data = {k: (setup.name if k == "name" else v) for k, v in imported.data.items()}
+        _dealt_hands(data, out.deals, setup.ident)
         out.files[f"scenarios/{setup.ident}.yaml"] = {"scenarios": [data]}
         out.counts["scenarios"] += 1
         out.counts["placed"] += imported.placed
         out.counts["arriving"] += imported.arriving
+
+
+def _dealt_hands(data: dict[str, Any], deals: list[Deal], scenario_id: str) -> None:
+    """A countermix module deals the starting hands when the scenario starts, so its save has
+    none: each side's `hand:` comes from the module's deal for that scenario."""
+    dealt = {d.side: d.count for d in deals if scenario_id in d.scenarios}
+    if not dealt or "decks" not in data:
+        return
+    # the sides dealt a hand are the sides that play the scenario
+    data["decks"] = [p for p in data["decks"] if p.get("side") in dealt]
+    for player in data["decks"]:
+        player["hand"] = dealt[player["side"]]
 
 
 def carried(saved: SavedPiece) -> dict[str, Any]:

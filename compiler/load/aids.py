@@ -1,11 +1,12 @@
 """Player aids: chart tables derived from a game's data by a Jinja2 template.
 
 `templates/player_aids.yaml.j2` (or a game's own `player_aids.yaml.j2`) lays out the turn
-record track, each scenario's setup card and reinforcement schedule, an order of battle per
-side and each deck's card list as chart YAML; the output is read with the same strict loader as
-`charts.yaml`, so the aids are ordinary Chart records in the model (checked by the same rules,
-drawn by the same back end). The template decides the layout — titles, columns, which cells —
-and the table model stays in the data. A broken template is a finding, never a traceback.
+record track (one per series title with its own `turns:`), each scenario's setup card and
+reinforcement schedule, an order of battle per side and each deck's card list as chart YAML;
+the output is read with the same strict loader as `charts.yaml`, so the aids are ordinary Chart
+records in the model (checked by the same rules, drawn by the same back end). The template
+decides the layout — titles, columns, which cells — and the table model stays in the data. A
+broken template is a finding, never a traceback.
 """
 
 from __future__ import annotations
@@ -291,6 +292,7 @@ def _names(game: GameData) -> dict[str, object]:
 
     return {
         "game": game,
+        "turn_tracks": game.game.turn_tracks(),
         "names": names,
         "place": place,
         "setup_groups": setup_groups,

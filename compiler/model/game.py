@@ -99,8 +99,8 @@ class Die(Node):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Turn(Node):
-    """One box of the turn record track, under `game: turns:`, numbered from 1, with its label, date
-    and marks."""
+    """One box of the turn record track, under `game: turns:` (or a title's `turns:` in a
+    series), numbered from 1, with its label, date and marks."""
 
     n: int = field(metadata=doc("Turn number, counting from 1."))
     label: Text = field(default=NO_TEXT, metadata=doc("Label on the turn track."))
@@ -128,7 +128,8 @@ class ValueDef(Node):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Title(Node):
     """One title of a series, under `game: titles:` (GCACW: SJW, HCR, RTG, ...). Its `params`
-    override the game's for records that carry its id in `title:`."""
+    override the game's for records that carry its id in `title:`, and its `turns:` (its own
+    turn record track and dates) replace the game's for its scenarios."""
 
     id: str = field(metadata=doc("Title id, e.g. RTG."))
     name: Text = field(metadata=doc("Title name."))
@@ -136,6 +137,13 @@ class Title(Node):
     params: Mapping[str, Number] = field(
         default_factory=lambda: NO_PARAMS,
         metadata=doc("Overrides of the game's parameters for this title."),
+    )
+    turns: tuple[Turn, ...] = field(
+        default=(),
+        metadata=doc(
+            "This title's own turn record track, numbered from 1 (its scenarios' turns and the "
+            "module's and player aids' track for it); empty: the game's `turns:`."
+        ),
     )
 
 
@@ -201,7 +209,10 @@ class Game(Node):
     sides: tuple[Side, ...] = field(metadata=doc("The sides (players)."))
     nationalities: tuple[Nationality, ...] = field(default=(), metadata=doc("Nationalities."))
     dice: tuple[Die, ...] = field(default=(), metadata=doc("Dice the game uses."))
-    turns: tuple[Turn, ...] = field(default=(), metadata=doc("The turn record track."))
+    turns: tuple[Turn, ...] = field(
+        default=(),
+        metadata=doc("The turn record track (of every title without a `turns:` of its own)."),
+    )
     values: tuple[ValueDef, ...] = field(
         default=(), metadata=doc("Values printed on counters or kept in setup state.")
     )
@@ -215,3 +226,26 @@ class Game(Node):
         default=None,
         metadata=doc("Print sheet settings.", example="{counter_size: 1/2in, paper: Letter}"),
     )
+
+    def turns_for(self, title_id: str) -> tuple[Turn, ...]:
+        """The turn track of records of title `title_id`: the title's own `turns:` when it has
+        them, else the game's (also for no title or an unknown one)."""
+        title = next((t for t in self.titles if t.id == title_id), None) if title_id else None
+        return title.turns if title is not None and title.turns else self.turns
+
+    def turn_tracks(self) -> tuple[TurnTrack, ...]:
+        """Every turn track the game shows: one per title with its own `turns:`, then the
+        game's when it has one and something may use it (no titles, or a title without its
+        own track)."""
+        own = tuple(TurnTrack(t, t.turns) for t in self.titles if t.turns)
+        needs_game = not self.titles or any(not t.turns for t in self.titles)
+        game = (TurnTrack(None, self.turns),) if self.turns and needs_game else ()
+        return own + game
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTrack:
+    """One turn record track as shown: a title's own (`title` set) or the game's."""
+
+    title: Title | None
+    turns: tuple[Turn, ...]

@@ -9,6 +9,7 @@ from typing import Any
 from compiler.diagnostics import Finding, Location, Related
 from compiler.load.convert import suggest
 from compiler.model.common import Node
+from compiler.model.game import Turn
 from compiler.model.gamedata import GameData
 from compiler.model.layouts import Slot
 from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
@@ -232,30 +233,41 @@ def _locations(ctx: Context) -> Iterator[Finding]:
 
 
 def _turns(ctx: Context) -> Iterator[Finding]:
-    turns = ctx.game.game.turns
+    game = ctx.game.game
+    yield from _track_numbers(game.turns, "")
+    for title in game.titles:
+        yield from _track_numbers(title.turns, title.id)
+    for scenario in ctx.game.scenarios:
+        found = ctx.game.title(scenario.title)
+        owner = found.id if found is not None and found.turns else ""
+        yield from _scenario_turns(scenario, len(game.turns_for(scenario.title)), owner)
+
+
+def _track_numbers(turns: tuple[Turn, ...], title_id: str) -> Iterator[Finding]:
+    """Turn n stands in place n: the first turn out of place is a finding (title's or game's)."""
     for expected, turn in enumerate(turns, start=1):
         if turn.n != expected:
+            where = f" on {title_id}'s turn track" if title_id else ""
             yield Finding(
                 "turn-track",
                 turn.locate("n"),
-                f"turn {turn.n} stands where turn {expected} should",
+                f"turn {turn.n} stands where turn {expected} should{where}",
                 "number the turn track 1, 2, 3 ... in order",
             )
-            break
-    last_on_track = len(turns)
-    for scenario in ctx.game.scenarios:
-        yield from _scenario_turns(scenario, last_on_track)
+            return
 
 
-def _scenario_turns(scenario: Scenario, last_on_track: int) -> Iterator[Finding]:
+def _scenario_turns(scenario: Scenario, last_on_track: int, title_id: str) -> Iterator[Finding]:
     first, last = scenario.first_turn, scenario.last_turn
     if first < 1 or last < first or (last_on_track and last > last_on_track):
-        track = f" (the track has {last_on_track} turns)" if last_on_track else ""
+        owner = f"{title_id}'s track" if title_id else "the track"
+        track = f" ({owner} has {last_on_track} turns)" if last_on_track else ""
         yield Finding(
             "scenario-turns",
             scenario.locate("last_turn"),
             f"scenario `{scenario.id}` runs from turn {first} to {last}{track}",
-            "first_turn ≥ 1, last_turn ≥ first_turn and on the turn track",
+            "first_turn ≥ 1, last_turn ≥ first_turn and on the turn track"
+            + (f" of its title {title_id}" if title_id else ""),
         )
     timed: tuple[Reinforcement | Withdrawal, ...] = (
         *scenario.reinforcements,

@@ -4,7 +4,7 @@
  * its player window.
  *
  *   java -cp Vengine.jar:<Debian jars>:<classes> Harness MODULE.vmod [--prop NAME]...
- *        [--screenshot PNG] [--save-dir DIR [--moves]]
+ *        [--screenshot PNG] [--save-dir DIR [--moves]] [--starts N]
  *
  * Checks:
  *  (a) every PieceSlot (tray, at-start stack, deck) and every PrototypeDefinition decodes
@@ -13,7 +13,12 @@
  *      the archive under images/ and decodes;
  *  (c) every PredefinedSetup that uses a file is started as File > New Game > <setup> does
  *      (PredefinedSetup.launch()), and every piece on every map is read back: id, name, map,
- *      VASSAL's location name, position and the properties named with --prop;
+ *      VASSAL's location name, position and the properties named with --prop; a card in a
+ *      deck also has "deck" and "faceDown" (the deck's), a piece in a PlayerHand has "hand":
+ *      true, "obscuredToOthers" and "obscuredToMe" (Obscurable's masking). Reading waits for
+ *      the EDT work the start queued (Startup Global Key Commands, e.g. dealing hands);
+ *      with --starts N each setup is started N times, and starts 2..N are read into
+ *      "restarts" (each {"gameStarted", "pieces"}), e.g. to see two starts deal differently;
  *  (d) every WARN/ERROR logged through slf4j/logback (this is where ErrorDialog.dataWarning,
  *      "Bad Data in Module", ends up), every bug report (ErrorDialog.bug) and every dialog
  *      window opened is reported in "warnings";
@@ -601,6 +606,13 @@ public final class Harness {
             rec.put("deck", deck.getDeckName());
             rec.put("faceDown", deck.isFaceDown());
           }
+          else if (map instanceof VASSAL.build.module.PlayerHand) {
+            // a card in a hand: is it masked (Obscurable) to others, to the harness?
+            rec.put("hand", true);
+            rec.put("obscuredToOthers",
+              Boolean.TRUE.equals(p.getProperty(Properties.OBSCURED_TO_OTHERS)));
+            rec.put("obscuredToMe", Boolean.TRUE.equals(p.getProperty(Properties.OBSCURED_TO_ME)));
+          }
           out.add(rec);
           if (!check) {
             continue;
@@ -673,6 +685,34 @@ public final class Harness {
     return path;
   }
 
+  /**
+   * Close the running game and start a predefined setup as File > New Game > <name> does, then
+   * wait until it is loaded and the work it queued (Startup Global Key Commands) has run.
+   */
+  private static void startSetup(GameModule gm, PredefinedSetup setup) throws Exception {
+    final GameState gs = gm.getGameState();
+    onEdt(() -> {
+      if (gs.isGameStarted()) {
+        gs.setModified(false);
+        gs.closeGame();
+      }
+      setup.launch(); // loads the save in the background
+      return null;
+    });
+    final long deadline = System.currentTimeMillis() + SETUP_TIMEOUT_MS;
+    while (onEdt(gs::isLoadingInBackground)) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("setup '" + setup.getConfigureName()
+          + "' did not finish loading");
+      }
+      Thread.sleep(50);
+    }
+    drainEdt();
+  }
+
+  /** --starts N: each setup is started N times; starts 2..N are read into "restarts". */
+  private static int starts = 1;
+
   private static List<Map<String, Object>> runSetups(GameModule gm, List<String> props)
       throws Exception {
     final List<Map<String, Object>> out = new ArrayList<>();
@@ -696,26 +736,22 @@ public final class Harness {
       forgetReportedDataWarnings();
       final int before = warningCount();
 
-      onEdt(() -> {
-        if (gs.isGameStarted()) {
-          gs.setModified(false);
-          gs.closeGame();
-        }
-        setup.launch(); // File > New Game > <name>: loads the save in the background
-        return null;
-      });
-      final long deadline = System.currentTimeMillis() + SETUP_TIMEOUT_MS;
-      while (onEdt(gs::isLoadingInBackground)) {
-        if (System.currentTimeMillis() > deadline) {
-          throw new IllegalStateException("setup '" + name + "' did not finish loading");
-        }
-        Thread.sleep(50);
-      }
-      drainEdt();
+      startSetup(gm, setup);
       rec.put("gameStarted", onEdt(gs::isGameStarted));
       rec.put("pieces", onEdt(() -> piecesOnMaps(props)));
       if (saveDir != null) {
         saveAndMove(gm, out.size() + 1, rec, props);
+      }
+      if (starts > 1) {
+        final List<Object> restarts = new ArrayList<>();
+        for (int n = 2; n <= starts; n++) {
+          startSetup(gm, setup);
+          final Map<String, Object> again = new LinkedHashMap<>();
+          again.put("gameStarted", onEdt(gs::isGameStarted));
+          again.put("pieces", onEdt(() -> piecesOnMaps(props, false)));
+          restarts.add(again);
+        }
+        rec.put("restarts", restarts);
       }
       rec.put("warnings", warningsSince(before));
       out.add(rec);
@@ -1105,6 +1141,9 @@ public final class Harness {
       else if ("--moves".equals(args[i])) {
         playMoves = true;
       }
+      else if ("--starts".equals(args[i]) && i + 1 < args.length) {
+        starts = Integer.parseInt(args[++i]);
+      }
       else if (vmodPath == null) {
         vmodPath = args[i];
       }
@@ -1115,7 +1154,7 @@ public final class Harness {
     }
     if (vmodPath == null) {
       System.err.println("usage: Harness MODULE.vmod [--prop NAME]... [--screenshot PNG]"
-        + " [--save-dir DIR [--moves]]");
+        + " [--save-dir DIR [--moves]] [--starts N]");
       System.exit(3);
     }
 

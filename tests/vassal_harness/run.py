@@ -11,7 +11,9 @@ or from the shell: ``python -m tests.vassal_harness.run MODULE.vmod [--prop NAME
 
 The report is the JSON document Harness.java prints (see the comment at its top): module,
 version, pieceSlots, prototypes, decodeErrors, imageErrors, warnings, dialogs, notes, setups
-(name, file, pieces: id, name, map, location, board, x, y, props), images, ok.
+(name, file, pieces: id, name, map, location, board, x, y, props; deck and faceDown for a card
+in a deck; hand, obscuredToOthers and obscuredToMe for a piece in a PlayerHand), images, ok.
+With ``starts`` (``--starts N``) each setup is started N times and also has ``restarts``.
 
 With ``save_dir`` (``--save-dir DIR``) each setup also has ``save``: the absolute path of
 ``DIR/<n>.vsav`` (n = 1-based index in ``setups``), written by VASSAL's GameState.saveGame
@@ -222,13 +224,16 @@ def run_harness(
     screenshot: Path | None = None,
     save_dir: Path | None = None,
     moves: bool = False,
+    starts: int = 1,
 ) -> dict[str, object]:
     """Load ``vmod`` in VASSAL 3.6 and return the harness report (see the module doc).
 
     ``props`` names piece properties to read back for every piece of every setup. With
     ``save_dir``, every started setup is saved by VASSAL (GameState.saveGame) to
     ``save_dir/<n>.vsav``; with ``moves`` too, a piece is then moved, flipped and rotated through
-    VASSAL's commands and the game saved again to ``save_dir/<n>-moved.vsav``. Problems of
+    VASSAL's commands and the game saved again to ``save_dir/<n>-moved.vsav``. With
+    ``starts`` > 1 every setup is started that many times, starts 2.. read into its
+    ``restarts`` (each ``gameStarted`` and ``pieces``). Problems of
     the module (decode/image errors, warnings, dialogs) come back in the report with
     ``ok == False``; a Java exception, a timeout or bad output raises HarnessError.
     """
@@ -247,6 +252,8 @@ def run_harness(
             args.append("--moves")
     elif moves:
         raise ValueError("moves=True needs save_dir")
+    if starts > 1:
+        args += ["--starts", str(starts)]
     with tempfile.TemporaryDirectory(prefix="vassal-home-") as home, display() as disp:
         env = dict(os.environ, DISPLAY=disp)
         if save_dir is not None:
@@ -308,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="with --save-dir: then move, flip and rotate a piece and save <n>-moved.vsav",
     )
+    parser.add_argument(
+        "--starts", type=int, default=1, help="start every setup N times (restarts: 2..N)"
+    )
     args = parser.parse_args(argv)
     if args.moves and args.save_dir is None:
         parser.error("--moves needs --save-dir")
@@ -318,6 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         screenshot=args.screenshot,
         save_dir=args.save_dir,
         moves=args.moves,
+        starts=args.starts,
     )
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     return 0 if report.get("ok") else 1

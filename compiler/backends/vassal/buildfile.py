@@ -6,12 +6,16 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.encode import add_piece, join
 from compiler.backends.vassal.geometry import HexBlock, MapLayout
+from compiler.backends.vassal.turns import add_turn_trackers
 from compiler.backends.vassal.xml import BOARD, GRID, MAP, MODULE, WIDGET, map_element, node
+from compiler.model.cards import Card, Deck
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
+from compiler.model.scenarios import PlayerDecks
 from compiler.model.units import Unit
 
 VASSAL_VERSION = "3.6.0"
@@ -105,7 +109,16 @@ def build_file(plan: ModulePlan) -> etree._Element:
     for simple in ("Chatter", "KeyNamer"):
         node(root, MODULE + simple)
     node(root, "VASSAL.i18n.Language")
-    node(root, MODULE + "properties.GlobalProperties")
+    properties = node(root, MODULE + "properties.GlobalProperties")
+    if deals(game):
+        node(
+            properties,
+            MODULE + "properties.GlobalProperty",
+            name=SCENARIO_PROPERTY,
+            initialValue="",
+            description="The scenario being played: set by its save, it starts the deal",
+            isNumeric="false",
+        )
     node(root, MODULE + "properties.GlobalTranslatableMessages")
     _prototypes(root, plan)
     _trays(root, plan)
@@ -113,8 +126,9 @@ def build_file(plan: ModulePlan) -> etree._Element:
         _map(root, plan, plan.layouts[game_map.id])
     if plan.reinforcement_turns:
         _reinforcement_map(root, plan)
+    _deal_commands(root, plan)
     _dice(root, plan)
-    _turn_tracker(root, plan)
+    add_turn_trackers(root, game.game)
     _charts(root, plan)
     for scenario in game.scenarios:
         file = plan.scenario_files.get(scenario.id, "")
@@ -364,36 +378,168 @@ def deck_box(plan: ModulePlan, deck_id: str, layout: MapLayout) -> str:
     return piles[0] if piles else ""
 
 
+# ---------------------------------------------------------------- decks, hands and the deal
+#
+# Every deck is a DrawPile of the card table (so File > New Game lays out all of them). A
+# scenario's save holds only the decks it names, as saved Decks (which VASSAL links to their
+# DrawPile by name), and SETUP_STACK, so that no other DrawPile adds its deck. The starting hands
+# are dealt by Startup Global Key Commands: one per side and hand size, filtered on the
+# `Scenario` global property the save sets. Its deck count N makes VASSAL pick N random cards of
+# the "always shuffled" deck (Deck.drawCards), and the key sends each to the side's hand (a
+# SendToLocation trait of the card); a second one turns the dealt cards face up in that private
+# hand, which only its side can open.
+
+SCENARIO_PROPERTY = "Scenario"
+HAND_POINT = (90, 125)
+"""Where dealt cards land on a hand's board; the hand's stack metrics lay them side by side."""
+CARD_SEPARATION = "160"  # a card's width and a gap: a hand's cards lie side by side
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Dealing `count` cards from deck `deck` into the hand of `side` at the start of the
+    scenarios `scenarios`."""
+
+    side: str
+    deck: Deck
+    count: int
+    scenarios: tuple[str, ...]
+
+
+def hand_deck(game: GameData, player: PlayerDecks) -> Deck | None:
+    """The deck a side's starting hand is dealt from: the first of its decks that goes into
+    hands."""
+    decks = {d.id: d for d in game.decks}
+    return next((decks[d] for d in player.decks if d in decks and decks[d].hand), None)
+
+
+def hand_sides(game: GameData) -> list[tuple[str, str]]:
+    """(side id, side name) of every side with a hand on a card table."""
+    if not game.decks:
+        return []
+    tables = [m for m in game.maps if m.kind == "none"]
+    return [
+        (side.id, side.name.en)
+        for side in game.game.sides
+        if any(b.kind == "hand" and b.side == side.id for m in tables for b in m.boxes)
+    ]
+
+
+def hand_map_name(side_name: str) -> str:
+    return f"{side_name} hand"
+
+
+def deals(game: GameData) -> list[Deal]:
+    """Every starting-hand deal of the game's scenarios, scenarios with the same deal grouped."""
+    with_hand = dict(hand_sides(game))
+    grouped: dict[tuple[str, str, int], list[str]] = {}
+    decks: dict[str, Deck] = {}
+    for scenario in game.scenarios:
+        for player in scenario.decks:
+            deck = hand_deck(game, player)
+            if deck is None or player.hand <= 0 or player.side not in with_hand:
+                continue
+            decks[deck.id] = deck
+            grouped.setdefault((player.side, deck.id, player.hand), []).append(scenario.id)
+    return [
+        Deal(side, decks[deck_id], count, tuple(ids))
+        for (side, deck_id, count), ids in grouped.items()
+    ]
+
+
+def deal_key(side_id: str) -> str:
+    """The named key that sends a card of a hand deck to that side's hand."""
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in side_id)
+    return enc.key(0, 0, f"countermix-deal-{name}")
+
+
+def card_traits(plan: ModulePlan, card: Card, gpid: int) -> list[enc.Trait]:
+    """A card's definition: the face, back and values, and for a card of a hand deck one
+    SendToLocation per hand (no menu entry: the deal at game start presses its key)."""
+    traits = pc.card_traits(card, plan.card_images[card.id], plan.deck_backs[card.deck], gpid)
+    deck = next((d for d in plan.game.decks if d.id == card.deck), None)
+    if deck is None or not deck.hand:
+        return traits
+    sends = [_send_to_hand(side_id, side_name) for side_id, side_name in hand_sides(plan.game)]
+    return [traits[0], *sends, *traits[1:]]
+
+
+def _send_to_hand(side_id: str, side_name: str) -> enc.Trait:
+    hand = hand_map_name(side_name)
+    x, y = HAND_POINT
+    fields = [
+        "sendto",
+        "",  # no menu entry
+        deal_key(side_id),
+        hand,
+        hand,
+        str(x),
+        str(y),
+        "",
+        "",
+        "0",
+        "0",
+        "1",
+        "1",
+        f"Deal to {enc.clean(hand)}",
+        "L",
+        "",
+        "",
+        "",
+        "",
+    ]
+    return enc.Trait(join([enc.clean(f) for f in fields], ";"), "")
+
+
 def _decks(element: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
-    game = plan.game
-    used: set[str] = set()
-    for deck in game.decks:
-        box_id = deck_box(plan, deck.id, layout)
-        used.add(box_id)
-        x, y = layout.positions.get(box_id, (100, 100))
+    for deck, _box_id, x, y in deck_piles(plan, layout):
         pile = _draw_pile(element, layout, deck.name.en, (x, y), hidden=True)
-        for card in (c for c in game.cards if c.deck == deck.id):
-            for copy in range(card.copies):
-                gpid = plan.gpids[f"card:{card.id}:{copy}"]
-                traits = pc.card_traits(
-                    card, plan.card_images[card.id], plan.deck_backs[deck.id], gpid
-                )
-                node(
-                    pile,
-                    WIDGET + "CardSlot",
-                    add_piece(traits),
-                    entryName=card.name.en,
-                    gpid=str(gpid),
-                    height="210",
-                    width="150",
-                )
-    for box in layout.game_map.boxes:
-        if box.kind == "pile" and box.id not in used:
-            x, y = layout.positions[box.id]
-            _draw_pile(element, layout, box.name.en, (x, y), hidden=False)
-    for side in game.game.sides:
-        if any(b.kind == "hand" and b.side == side.id for b in layout.game_map.boxes):
-            _hand(element.getparent(), plan, side.id, side.name.en)
+        for card, _copy, gpid in deck_cards(plan, deck):
+            node(
+                pile,
+                WIDGET + "CardSlot",
+                add_piece(card_traits(plan, card, gpid)),
+                entryName=card.name.en,
+                gpid=str(gpid),
+                height="210",
+                width="150",
+            )
+    for _box_id, name, x, y in discard_piles(plan, layout):
+        _draw_pile(element, layout, name, (x, y), hidden=False)
+    for side_id, side_name in hand_sides(plan.game):
+        if any(b.kind == "hand" and b.side == side_id for b in layout.game_map.boxes):
+            _hand(element.getparent(), plan, side_id, side_name)
+
+
+def deck_piles(plan: ModulePlan, layout: MapLayout) -> list[tuple[Deck, str, int, int]]:
+    """Every deck of the game with the box it lies in on this card table and its point."""
+    out = []
+    for deck in plan.game.decks:
+        box_id = deck_box(plan, deck.id, layout)
+        x, y = layout.positions.get(box_id, (100, 100))
+        out.append((deck, box_id, x, y))
+    return out
+
+
+def discard_piles(plan: ModulePlan, layout: MapLayout) -> list[tuple[str, str, int, int]]:
+    """(box id, name, x, y) of every pile box of this card table that holds no deck: an empty,
+    face-up pile to discard onto."""
+    used = {box_id for _, box_id, _, _ in deck_piles(plan, layout)}
+    return [
+        (box.id, box.name.en, *layout.positions[box.id])
+        for box in layout.game_map.boxes
+        if box.kind == "pile" and box.id not in used
+    ]
+
+
+def deck_cards(plan: ModulePlan, deck: Deck) -> list[tuple[Card, int, int]]:
+    """(card, copy, gpid) of every card copy of a deck, in data order."""
+    return [
+        (card, copy, plan.gpids[f"card:{card.id}:{copy}"])
+        for card in plan.game.cards
+        if card.deck == deck.id
+        for copy in range(card.copies)
+    ]
 
 
 def _draw_pile(
@@ -421,31 +567,132 @@ def _draw_pile(
     )
 
 
+def deck_type(name: str, hidden: bool) -> str:
+    """The saved Deck's type (VASSAL 3.6 Deck.getType) of the DrawPile `_draw_pile` makes, as
+    VASSAL itself saves it: the deck finds its DrawPile by this name."""
+    option = "Always" if hidden else "Never"
+    fields = [
+        "deck",
+        "true",  # draw an outline when empty
+        "0,0,0",
+        "150",
+        "210",
+        option,  # face down
+        option,  # shuffle
+        "true",  # allow multiple
+        enc.boolean(not hidden),  # allow select
+        "false",  # reversible
+        "",
+        "",
+        "",
+        enc.clean(name),
+        "",
+        "",
+        "",
+        enc.boolean(not hidden),  # draw face up
+        "false",  # persistable
+        "",
+        "",
+        "10",
+        "",
+        "false",
+        "",
+        "false",
+        "",
+        "$BasicName$",
+        "",
+        "false",
+        "",
+        "Shuffle",
+        "Reverse",
+        "",
+        "Draw multiple cards",
+        "Draw specific cards",
+        "Face up",
+        "Face down",
+    ]
+    return join(fields, ";")
+
+
 def _hand(root: etree._Element | None, plan: ModulePlan, side_id: str, side_label: str) -> None:
     if root is None:
         return
     hand = map_element(
         root,
         MODULE + "PlayerHand",
-        f"{side_label} hand",
+        hand_map_name(side_label),
         side=side_label,
         visible="false",
         launch="true",
-        buttonName=f"{side_label} hand",
+        buttonName=hand_map_name(side_label),
         icon="",
         hotkey="",
     )
+    metrics = hand.find(MAP + "StackMetrics")
+    if metrics is not None:  # a stack of cards in a hand is spread out, card beside card
+        metrics.set("unexSepX", CARD_SEPARATION)
+        metrics.set("exSepX", CARD_SEPARATION)
+        metrics.set("unexSepY", "0")
+        metrics.set("exSepY", "0")
     picker = node(hand, MAP + "BoardPicker")
     node(
         picker,
         BOARD + "Board",
-        name=f"{side_label} hand",
+        name=hand_map_name(side_label),
         image="",
         reversible="false",
         width="900",
         height="260",
         color="230,230,230",
     )
+
+
+def _deal_commands(root: etree._Element, plan: ModulePlan) -> None:
+    """Per deal, two Startup Global Key Commands (run in this order when a game starts): the
+    deal, then the dealt cards turned face up in their private hand."""
+    names = dict(hand_sides(plan.game))
+    for deal in deals(plan.game):
+        hand = hand_map_name(names[deal.side])
+        scenario = " || ".join(f"{SCENARIO_PROPERTY}=={_quoted(s)}" for s in deal.scenarios)
+        _startup_command(
+            root,
+            f"Deal {deal.count} from {deal.deck.name.en} to {hand}",
+            deal_key(deal.side),
+            f"{{DeckName=={_quoted(deal.deck.name.en)} && ({scenario})}}",
+            str(deal.count),
+        )
+        _startup_command(
+            root,
+            f"Show the dealt cards in {hand}",
+            pc.FLIP_KEY,
+            f"{{CurrentMap=={_quoted(hand)} && ObscuredToOthers==true && ({scenario})}}",
+            "-1",
+        )
+
+
+def _startup_command(
+    root: etree._Element, name: str, key: str, expression: str, deck_count: str
+) -> None:
+    node(
+        root,
+        MODULE + "StartupGlobalKeyCommand",
+        name=name,
+        buttonText="",
+        tooltip="",
+        icon="",
+        buttonHotkey="",
+        hotkey=key,
+        filter=expression,
+        deckCount=deck_count,
+        reportSingle="true",  # no chat line per card: it would name the dealt cards
+        reportFormat="",
+        whenToApply="startOfGameOnly",  # VASSAL >= 3.6.0: not again when a saved game loads
+    )
+
+
+def _quoted(text: str) -> str:
+    """A BeanShell string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _reinforcement_map(root: etree._Element, plan: ModulePlan) -> None:
@@ -492,33 +739,3 @@ def _dice(root: etree._Element, plan: ModulePlan) -> None:
             sortDice="false",
             reportFormat="** $name$ = $result$ *** $PlayerName$",
         )
-
-
-def _turn_tracker(root: etree._Element, plan: ModulePlan) -> None:
-    turns = plan.game.game.turns
-    if not turns:
-        return
-    labels = [
-        (t.label.en or f"Turn {t.n}")
-        + (f" ({t.date})" if t.date else "")
-        + (" night" if t.time == "night" else "")
-        for t in turns
-    ]
-    tracker = node(
-        root,
-        MODULE + "turn.TurnTracker",
-        name="Turn",
-        buttonText="Turn",
-        hotkey="",
-        turnFormat="$level1$",
-        reportFormat="* New turn: $newTurn$",
-    )
-    node(
-        tracker,
-        MODULE + "turn.ListTurnLevel",
-        property="Turn",
-        name="Turn",
-        list=join(labels, ","),
-        configList="false",
-        configFirst="false",
-    )

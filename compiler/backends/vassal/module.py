@@ -365,7 +365,7 @@ def assemble(plan: ModulePlan, images: dict[str, bytes]) -> dict[str, bytes]:
     """The module step proper: scenario saves, buildFile.xml and moduledata beside the images."""
     files = dict(images)
     for scenario in plan.game.scenarios:
-        if scenario.setup or scenario.reinforcements:
+        if scenario.setup or scenario.reinforcements or scenario.decks:
             plan.scenario_files[scenario.id] = f"{_safe(scenario.id)}.vsav"
             files[plan.scenario_files[scenario.id]] = save_file(plan, scenario)
     files["buildFile.xml"] = serialise(build_file(plan))

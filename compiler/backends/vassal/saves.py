@@ -1,7 +1,10 @@
-"""Scenario saves (.vsav): every setup entry on its location, reinforcements by turn of arrival.
+"""Scenario saves (.vsav): every setup entry on its location, reinforcements by turn of arrival,
+and for a card game only the decks the scenario names.
 
 The command stream is a flat ESC-joined list: begin_save, every piece, one stack per location
-(members before the stack), SETUP_STACK, end_save. VASSAL reads it as plain text.
+(members before the stack), the scenario's decks (cards before their deck) and empty discard
+piles, the `Scenario` global property that starts the deal of the hands, SETUP_STACK (so that no
+other DrawPile lays out its deck), end_save. VASSAL reads it as plain text.
 """
 
 from __future__ import annotations
@@ -16,9 +19,16 @@ from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.buildfile import (
     REINFORCEMENTS_MAP,
+    SCENARIO_PROPERTY,
     VASSAL_VERSION,
     ModulePlan,
     board_name,
+    card_traits,
+    deals,
+    deck_cards,
+    deck_piles,
+    deck_type,
+    discard_piles,
     moduledata,
     turn_zone,
 )
@@ -128,9 +138,64 @@ def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
         commands.append(
             "+/" + enc.join([str(2_000_000 + number), "stack", enc.join(fields, ";")], "/")
         )
+    commands += _deck_commands(plan, scenario)
     commands += _board_lines(plan)
+    if any(scenario.id in deal.scenarios for deal in deals(plan.game)):
+        commands.append(enc.join([f"GlobalProperty{enc.TAB}", SCENARIO_PROPERTY, scenario.id], ";"))
     commands += ["SETUP_STACK\t", "end_save"]
     return enc.join(commands, enc.ESC)
+
+
+def _deck_commands(plan: ModulePlan, scenario: Scenario) -> list[str]:
+    """The decks the scenario's sides draw from, every card in them (in data order: VASSAL
+    draws at random from an always-shuffled deck), and the empty discard piles of the table
+    that belong to no side or to a side of the scenario."""
+    if not scenario.decks:
+        return []
+    used = {deck_id for player in scenario.decks for deck_id in player.decks}
+    sides = {player.side for player in scenario.decks}
+    commands: list[str] = []
+    number = decks = 0
+    for game_map in plan.game.maps:
+        if game_map.kind != "none":
+            continue
+        layout = plan.layouts[game_map.id]
+        map_name = plan.map_names[game_map.id]
+        for deck, _box, x, y in deck_piles(plan, layout):
+            if deck.id not in used:
+                continue
+            members = []
+            for card, _copy, gpid in deck_cards(plan, deck):
+                number += 1
+                piece_id = str(3_000_000 + number)
+                traits = card_traits(plan, card, gpid)
+                fields = enc.split(traits[-1].state, ";")
+                # in a deck, as VASSAL saves it: no map of its own, the deck's point
+                where = enc.join(["null", str(x), str(y), *fields[3:]], ";")
+                traits[-1] = enc.Trait(traits[-1].type, where)
+                commands.append(enc.add_piece(traits, piece_id))
+                members.append(piece_id)
+            decks += 1
+            commands.append(_deck(decks, deck.name.en, True, (map_name, x, y), members))
+        boxes = {b.id: b for b in game_map.boxes}
+        for box_id, name, x, y in discard_piles(plan, layout):
+            if boxes[box_id].side in ("", *sides):
+                decks += 1
+                commands.append(_deck(decks, name, False, (map_name, x, y), []))
+    return commands
+
+
+def _deck(
+    number: int, name: str, hidden: bool, at: tuple[str, int, int], members: list[str]
+) -> str:
+    """A saved Deck (`+/id/deck;type/map;x;y;faceDown;members`), as VASSAL writes it."""
+    map_name, x, y = at
+    state = [map_name, str(x), str(y), enc.boolean(hidden)]
+    if members:
+        state.append(enc.join(members, ","))
+    return "+/" + enc.join(
+        [str(4_000_000 + number), deck_type(name, hidden), enc.join(state, ";")], "/"
+    )
 
 
 def _board_lines(plan: ModulePlan) -> list[str]:
