@@ -43,11 +43,31 @@ class ValueRange(ConstraintBase):
     target: Target = field(metadata=doc("What is checked."))
     path: str = field(metadata=doc("Attribute path, e.g. front.cv, state.manpower."))
     where: Selector = field(default_factory=lambda: ANY, metadata=doc("Which records are checked."))
-    min: Limit | None = field(default=None, metadata=doc("Lowest value, or $param."))
-    max: Limit | None = field(default=None, metadata=doc("Highest value, or $param."))
+    min: Limit | None = field(
+        default=None,
+        metadata=doc(
+            "Lowest value: a number, $param, or an expression over the record's values.",
+            example="$min_army_tracks",
+        ),
+    )
+    max: Limit | None = field(
+        default=None,
+        metadata=doc(
+            "Highest value: a number, $param, or an expression over the record's values "
+            "(its current state at setup), e.g. `2 * steps`.",
+            example='"2 * steps"',
+        ),
+    )
     allowed: tuple[Scalar, ...] = field(default=(), metadata=doc("Allowed values."))
     required: bool = field(default=False, metadata=doc("The value must be present."))
     integer: bool = field(default=False, metadata=doc("The value must be a whole number."))
+    absent: bool = field(
+        default=False,
+        metadata=doc(
+            "The value must not be set: a matching record that sets it is a finding.",
+            example="true",
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,7 +100,12 @@ class Cap(Node):
     in weights."""
 
     name: Text = field(metadata=doc("What is counted, e.g. division equivalents."))
-    max: Limit = field(metadata=doc("Most allowed per location, or $param."))
+    max: Limit = field(
+        metadata=doc(
+            "Most allowed per location: a number, $param, or an expression over the counted "
+            "pieces (sum(steps), count() ...)."
+        )
+    )
     weights: tuple[Weight, ...] = field(
         default=(), metadata=doc("First matching weight applies; none matching weighs `default`.")
     )
@@ -206,9 +231,11 @@ class DeckLimit(Node):
     or between `min` and `max`."""
 
     deck: str = field(metadata=doc("Deck id."))
-    size: int | None = field(default=None, metadata=doc("Exact number of cards."))
-    min: int | None = field(default=None, metadata=doc("Fewest cards."))
-    max: int | None = field(default=None, metadata=doc("Most cards.", example="60"))
+    size: Limit | None = field(
+        default=None, metadata=doc("Exact number of cards, or $param.", example="$german_deck")
+    )
+    min: Limit | None = field(default=None, metadata=doc("Fewest cards, or $param."))
+    max: Limit | None = field(default=None, metadata=doc("Most cards, or $param.", example="60"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,8 +252,135 @@ class HandSize(ConstraintBase):
     """A `hand-size` constraint: the cards in each starting hand and the most a hand may hold."""
 
     kind: Literal["hand-size"] = field(metadata=doc("Starting hand and hand limit."))
-    starting: int = field(metadata=doc("Cards in each starting hand."))
-    limit: int = field(metadata=doc("Most cards in a hand."))
+    starting: Limit = field(
+        default="$starting_hand",
+        metadata=doc(
+            "Cards in each starting hand: a number or $param (default: the game's "
+            "`starting_hand` param).",
+            example="$starting_hand",
+        ),
+    )
+    limit: Limit = field(
+        default="$hand_limit",
+        metadata=doc(
+            "Most cards in a hand: a number or $param (default: the game's `hand_limit` param).",
+            example="$hand_limit",
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeckNumbers(ConstraintBase):
+    """A `deck-numbers` constraint: the cards of a numbered deck carry the numbers `first` to
+    `last`, each once and none missing, and each card's copies match the printed list."""
+
+    kind: Literal["deck-numbers"] = field(
+        metadata=doc("Card numbers unique, contiguous, in range; copies as printed.")
+    )
+    deck: str = field(metadata=doc("Deck id.", example="tactics"))
+    first: Limit = field(default=1, metadata=doc("Lowest card number, or $param."))
+    last: Limit | None = field(
+        default=None,
+        metadata=doc("Highest card number, or $param (none: the highest used).", example="92"),
+    )
+    unique: bool = field(default=True, metadata=doc("No number is used twice.", example="false"))
+    contiguous: bool = field(
+        default=True, metadata=doc("No number between first and last is missing.", example="false")
+    )
+    copies: int | None = field(
+        default=None,
+        metadata=doc("Copies of every card (a list that prints no copy column).", example="1"),
+    )
+    printed: Mapping[str, int] = field(
+        default_factory=lambda: MappingProxyType({}),
+        metadata=doc(
+            "The printed copy count per card, by card number or card id.",
+            example="{1: 2, t05-1500-yards: 1}",
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeckRules(ConstraintBase):
+    """A `deck-rules` constraint: what a deck may never do, e.g. go into a hand."""
+
+    kind: Literal["deck-rules"] = field(metadata=doc("What a deck may never do."))
+    never_in_hand: Selector | None = field(
+        default=None,
+        metadata=doc(
+            "Decks (by id, kind, side) whose cards never go into a hand: marking one "
+            "`hand: true` is a finding.",
+            example="{kind: formation}",
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holder(Node):
+    """Under an `aggregate`'s `holder:`: the piece a location group belongs to, e.g. the carrier
+    whose air-group box it is. Its values are `holder.<name>` in the bound."""
+
+    where: Selector = field(metadata=doc("Pieces that hold a box.", example="{type: cv}"))
+    at: str = field(
+        metadata=doc(
+            "The id of the location a holder holds, with `{name}` replaced by the holder's values.",
+            example='"air-group-{id}"',
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Aggregate(ConstraintBase):
+    """An `aggregate` constraint: a value summed (or multiplied, or its least or greatest) over
+    the members of each group (a location at setup, a formation, a side) compares with a bound,
+    which may itself depend on the group's current state."""
+
+    kind: Literal["aggregate"] = field(
+        metadata=doc("Sums and products of values across a stack, formation or side.")
+    )
+    group: Literal["location", "formation", "side"] = field(
+        metadata=doc("What members are grouped by.", example="location")
+    )
+    target: Literal["setup", "units"] = field(
+        default="setup",
+        metadata=doc(
+            "Members: pieces each scenario sets up, or the units of the counter mix (copies "
+            "count), for formation and side groups.",
+            example="units",
+        ),
+    )
+    where: Selector = field(default_factory=lambda: ANY, metadata=doc("Members counted."))
+    groups: Selector = field(
+        default_factory=lambda: ANY,
+        metadata=doc(
+            "Groups checked: a location, formation or side (`id`) selector.",
+            example="{level: corps}",
+        ),
+    )
+    value: str = field(
+        default="1",
+        metadata=doc(
+            "Expression over each member's values, e.g. `front.cv`, `steps >= 2` (1 or 0); "
+            "default 1 (counts members).",
+            example="front.cv",
+        ),
+    )
+    total: Literal["sum", "product", "min", "max"] = field(
+        default="sum", metadata=doc("How members' values combine.", example="product")
+    )
+    op: Literal["<=", "<", "==", "!=", ">=", ">"] = field(
+        default="<=", metadata=doc("Comparison of the total with the bound.", example='">="')
+    )
+    bound: Limit = field(
+        metadata=doc(
+            "Number, $param, or expression over the group: `holder.<name>`, sum(...), count(...).",
+            example='"2 * holder.steps"',
+        )
+    )
+    holder: Holder | None = field(
+        default=None,
+        metadata=doc("For location groups: the piece whose box the location is."),
+    )
 
 
 Constraint = (
@@ -241,4 +395,7 @@ Constraint = (
     | AttachmentLimit
     | DeckSize
     | HandSize
+    | DeckNumbers
+    | DeckRules
+    | Aggregate
 )

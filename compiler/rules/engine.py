@@ -9,8 +9,14 @@ from compiler.diagnostics import Finding, sort_findings
 from compiler.gcpause import no_cyclic_gc
 from compiler.model.gamedata import GameData
 from compiler.rules import integrity
+from compiler.rules.aggregate import check_aggregate
 from compiler.rules.context import Context
-from compiler.rules.decks import check_deck_size, check_hand_size
+from compiler.rules.decks import (
+    check_deck_numbers,
+    check_deck_rules,
+    check_deck_size,
+    check_hand_size,
+)
 from compiler.rules.mix import check_counter_mix, check_marker_supply
 from compiler.rules.placement import check_attachment, check_stack_with
 from compiler.rules.stacking import check_mixed_sides, check_setup_zone, check_stacking
@@ -28,6 +34,9 @@ KIND_CHECKS: dict[str, Callable[[Context, Any], Iterable[Finding]]] = {
     "attachment-limit": check_attachment,
     "deck-size": check_deck_size,
     "hand-size": check_hand_size,
+    "deck-numbers": check_deck_numbers,
+    "deck-rules": check_deck_rules,
+    "aggregate": check_aggregate,
 }
 
 

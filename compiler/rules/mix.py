@@ -8,12 +8,25 @@ from functools import partial
 
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import CounterMix, MarkerSupply, MixLimit
-from compiler.rules.base import ParamError, bound, finding, fmt, number, param_finding, views
+from compiler.rules.base import (
+    ParamError,
+    bad_expressions,
+    bound,
+    finding,
+    fmt,
+    number,
+    param_finding,
+    views,
+)
 from compiler.rules.context import Context
 from compiler.rules.select import matches, unit_attr
 
 
 def check_counter_mix(ctx: Context, c: CounterMix) -> Iterator[Finding]:
+    bad = bad_expressions(c, ((limit, "max", limit.max) for limit in c.limits), known=_nothing)
+    if bad:
+        yield from bad
+        return
     try:
         for limit in c.limits:
             yield from _mix_limit(ctx, c, limit)
@@ -21,11 +34,16 @@ def check_counter_mix(ctx: Context, c: CounterMix) -> Iterator[Finding]:
         yield param_finding(c, "limits", str(err))
 
 
+def _nothing(_: str) -> bool:
+    return False
+
+
 def _mix_limit(ctx: Context, c: CounterMix, limit: MixLimit) -> Iterator[Finding]:
     game = ctx.game
     units = [u for u in game.units if matches(limit.where, partial(unit_attr, game, u))]
     most = bound(ctx, limit.max, "")
-    assert most is not None
+    if most is None:
+        return
     total = sum(u.copies for u in units)
     if total > most.value or (limit.exact and total != most.value):
         relation = "exactly" if limit.exact else "at most"

@@ -55,6 +55,10 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("layout-slot", "Layout slots have text sizes and boxes that fit the face"),
         ("unknown-param", "A $parameter named in a constraint is defined"),
         (
+            "bad-expression",
+            "A bound or value written as an expression parses and reads only known values",
+        ),
+        (
             "path-outside-game",
             "Paths in the data stay inside the game folder (board and piece art); the game id "
             "is a plain folder name",
@@ -91,5 +95,9 @@ KIND_TITLES: dict[str, str] = {
     "stack-with": "A piece (a leader) starts stacked with a suitable partner",
     "attachment-limit": "Formations attached to a parent stay within its printed limit",
     "deck-size": "Each deck holds the number of cards the rules give",
-    "hand-size": "Starting hands and the hand limit",
+    "hand-size": "Starting hands and the hand limit (from the game's params)",
+    "deck-numbers": "A numbered deck's cards: numbers unique, none missing, copies as printed",
+    "deck-rules": "What a deck may never do (a deck that never goes into a hand)",
+    "aggregate": "Sums and products of values across a stack, a formation or a side, "
+    "against a bound that may read the group's current state",
 }

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import Cap, MixedSides, SetupZone, Stacking
-from compiler.rules.base import ParamError, bound, finding, fmt, param_finding, views
+from compiler.rules.base import (
+    GroupScope,
+    ParamError,
+    RecordScope,
+    bad_expressions,
+    bound,
+    finding,
+    fmt,
+    param_finding,
+    views,
+)
 from compiler.rules.context import Context
 from compiler.rules.placed import Placement
+from compiler.rules.select import placement_attr
 
 
-def _place_name(placement: Placement) -> str:
+def place_name(placement: Placement) -> str:
     place = placement.place
     if place is None:
         return f"`{placement.at}`"
@@ -27,6 +39,10 @@ def _weight(ctx: Context, cap: Cap, placement: Placement) -> float:
 
 
 def check_stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
+    bad = bad_expressions(c, ((cap, "max", cap.max) for cap in c.caps), group=True)
+    if bad:
+        yield from bad
+        return
     try:
         yield from _stacking(ctx, c)
     except ParamError as err:
@@ -46,8 +62,10 @@ def _stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
 def _cap(
     ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement], title: str
 ) -> Iterator[Finding]:
-    limit = bound(ctx, cap.max, title)
-    assert limit is not None
+    members = [RecordScope(ctx, title, partial(placement_attr, ctx.game, p)) for p in pieces]
+    limit = bound(ctx, cap.max, title, GroupScope(ctx, title, members), group=True)
+    if limit is None:  # the bound reads a value the pieces do not have
+        return
     total = 0.0
     heavy: list[Placement] = []
     for placement in pieces:
@@ -61,7 +79,7 @@ def _cap(
         yield finding(
             c,
             last.loc,
-            f"{_place_name(last)} holds {fmt(total)} {cap.name} at the start of "
+            f"{place_name(last)} holds {fmt(total)} {cap.name} at the start of "
             f"scenario `{last.scenario.id}` (max {limit.label})",
             related,
         )
@@ -78,7 +96,7 @@ def check_mixed_sides(ctx: Context, c: MixedSides) -> Iterator[Finding]:
                 yield finding(
                     c,
                     other.loc,
-                    f"{_place_name(other)} holds pieces of both `{first.side}` and "
+                    f"{place_name(other)} holds pieces of both `{first.side}` and "
                     f"`{other.side}` at the start of scenario `{view.scenario.id}`",
                     (Related(first.loc, f"`{first.piece_id}` ({first.side}) is here"),),
                 )
@@ -98,6 +116,6 @@ def check_setup_zone(ctx: Context, c: SetupZone) -> Iterator[Finding]:
                 yield finding(
                     c,
                     placement.loc,
-                    f"`{placement.piece_id}` may not start in {_place_name(placement)} "
+                    f"`{placement.piece_id}` may not start in {place_name(placement)} "
                     f"in scenario `{view.scenario.id}`",
                 )

@@ -13,10 +13,14 @@ from compiler.model.constraints import FieldCompare, Selector, ValueRange
 from compiler.rules.base import (
     Bound,
     ParamError,
+    RecordScope,
+    bad_expressions,
     bound,
     finding,
     fmt,
     in_titles,
+    is_constant,
+    known_name,
     number,
     param_finding,
 )
@@ -89,6 +93,11 @@ def _value_path(path: str) -> str:
 
 
 def check_range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
+    known = (lambda _: True) if c.target == "cards" else known_name
+    bad = bad_expressions(c, ((c, "min", c.min), (c, "max", c.max)), known=known)
+    if bad:
+        yield from bad
+        return
     try:
         yield from _range(ctx, c)
     except ParamError as err:
@@ -97,26 +106,32 @@ def check_range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
 
 def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
     limits: dict[str, tuple[Bound | None, Bound | None]] = {}
+    constant = is_constant(c.min) and is_constant(c.max)
     for subject in subjects(ctx, c.target, c):
         if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         value = subject.attr(c.path)
+        where = subject.where(_value_path(c.path))
         if value is MISSING:
             if c.required:
-                yield finding(
-                    c, subject.where(_value_path(c.path)), f"{subject.name} has no `{c.path}`"
-                )
+                yield finding(c, where, f"{subject.name} has no `{c.path}`")
             continue
-        if subject.title not in limits:
-            limits[subject.title] = (
-                bound(ctx, c.min, subject.title),
-                bound(ctx, c.max, subject.title),
+        if c.absent:
+            yield finding(c, where, f"{subject.name} sets {c.path} ({fmt(value)}); it must not")
+            continue
+        if not constant:
+            scope = RecordScope(ctx, subject.title, subject.attr)
+            low, high = (
+                bound(ctx, c.min, subject.title, scope),
+                bound(ctx, c.max, subject.title, scope),
             )
-        low, high = limits[subject.title]
+        elif subject.title in limits:
+            low, high = limits[subject.title]
+        else:
+            low, high = bound(ctx, c.min, subject.title), bound(ctx, c.max, subject.title)
+            limits[subject.title] = (low, high)
         for problem in _problems(c, value, low, high):
-            yield finding(
-                c, subject.where(_value_path(c.path)), f"{subject.name} has {c.path} {problem}"
-            )
+            yield finding(c, where, f"{subject.name} has {c.path} {problem}")
 
 
 def _problems(c: ValueRange, value: Any, low: Bound | None, high: Bound | None) -> list[str]:
