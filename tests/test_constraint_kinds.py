@@ -1,12 +1,11 @@
 """Tables per constraint kind added for issue 12: expressions in bounds (a carrier's current steps),
 `aggregate`, `deck-numbers`, `deck-rules`, `value-range` with `absent`, and hand and deck sizes
-read from the game's params. Each case edits a copy of a seed game (with the rules proposed for
-it appended) or the fixture game: a breaking edit gives exactly its findings at their lines; an
-edge value gives none."""
+read from the game's params. Each case edits a copy of a seed game (whose rules use the new
+kinds) or the fixture game (with the rules below appended): a breaking edit gives exactly its
+findings at their lines; an edge value gives none."""
 
 from __future__ import annotations
 
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,65 +17,7 @@ from hypothesis import strategies as st
 from compiler.rules.expr import ExprError, evaluate, parse
 from tests.conftest import DATA, SOURCES, findings_of, flat, line_of, replace_in
 
-# -- the rules proposed for the seed games (see the report of issue 12) ------------------------
-AE_RULES = """
-  - id: cv-air-group-capacity
-    kind: aggregate
-    title: {en: "A CV carries 2 CBA steps per current step; a damaged step only 1", ja: 空母}
-    ref: "4.24"
-    group: location
-    where: {type: cba}
-    value: steps
-    holder: {where: {type: cv}, at: "air-group-{id}"}
-    op: "<="
-    bound: 2 * holder.steps - default(holder.state.damaged, 0)
-  - id: cv-full-strength-cba
-    kind: aggregate
-    title: {en: "A CV carries one full-strength CBA per undamaged step", ja: 空母}
-    ref: "4.24"
-    group: location
-    where: {type: cba}
-    value: "steps >= 2"
-    holder: {where: {type: cv}, at: "air-group-{id}"}
-    bound: holder.steps - default(holder.state.damaged, 0)
-"""
-
-TK_EDITS = (
-    ("rules.yaml", "size: 40}", "size: $german_deck}"),
-    (
-        "rules.yaml",
-        "{deck: american-formation, size: 50}",
-        "{deck: american-formation, size: $american_deck}",
-    ),
-    (
-        "rules.yaml",
-        "{deck: british-formation, size: 50}",
-        "{deck: british-formation, size: $british_deck}",
-    ),
-    ("rules.yaml", "min: 80}", "min: $tactics_min}"),
-    (
-        "rules.yaml",
-        "    starting: 3\n    limit: 9\n",
-        "    starting: $starting_hand\n    limit: $hand_limit\n",
-    ),
-)
-
-TK_RULES = """
-  - id: tactics-numbers
-    kind: deck-numbers
-    title: {en: "Tactics cards are numbered 1 to 92, each once, one copy each", ja: 戦術}
-    ref: "p.4-6"
-    deck: tactics
-    first: 1
-    last: 92
-    copies: 1
-  - id: formation-decks-never-in-hand
-    kind: deck-rules
-    title: {en: Formation decks never go into a hand, ja: フォーメーション}
-    ref: "p.2"
-    never_in_hand: {kind: formation}
-"""
-
+# -- rules added to the fixture game -------------------------------------------------------------
 MINI_RULES = """
   - id: stack-manpower
     kind: aggregate
@@ -119,8 +60,9 @@ MINI_RULES = """
 """
 
 TESTED = frozenset(
-    re.findall(r"- id: ([a-z0-9-]+)", AE_RULES + TK_RULES)
-    + ["hand-size", "deck-size", "bad-expression", "unknown-param"]
+    ["cv-air-group-capacity", "cv-full-strength-cba", "tactics-numbers"]
+    + ["formation-decks-never-in-hand", "hand-size", "deck-size", "bad-expression"]
+    + ["unknown-param"]
 )
 """Rule ids whose findings the seed-game cases compare (the seed rules change under them)."""
 
@@ -151,15 +93,7 @@ def _game_copy(tmp_path: Path, game: str) -> Path:
         with (target / "rules.yaml").open("a", encoding="utf-8") as out:
             out.write(MINI_RULES)
         return target
-    shutil.copytree(SOURCES / game, target)
-    if game == "asia_engulfed":
-        with (target / "rules.yaml").open("a", encoding="utf-8") as out:
-            out.write(AE_RULES)
-    if game == "tank_killers":
-        for file, old, new in TK_EDITS:
-            replace_in(target / file, old, new)
-        with (target / "rules.yaml").open("a", encoding="utf-8") as out:
-            out.write(TK_RULES)
+    shutil.copytree(SOURCES / game, target)  # the seed rules hold the kinds under test
     return target
 
 

@@ -85,6 +85,8 @@ G = "gcacw"
 OS, OU = "otr/scenarios.yaml", "otr/units.yaml"
 MORELL = "{at: N1523, unit: otr-u-morell, state: {manpower: 15, fatigue: 1}}"
 PORTER = "{at: N1523, unit: otr-u-porter, attached_to: otr-u-morell}"
+GS = "gtc/scenarios.yaml"
+COLQUITT = "{at: S3531, unit: gtc-c-colquitt, state: {manpower: 3, fatigue: 0}}"
 MEAGHER = "id: otr-u-meagher, name: Meagher, side: union, type: infantry, size: X,"
 ENGINEER_TYPE = (
     "  - {id: leader, name: {en: Leader, ja: 司令官}, category: leader, symbol: leader}\n",
@@ -388,17 +390,60 @@ GCACW = [
     brk(
         G,
         "station-markers-on-stations",
-        OS,
-        MORELL,
-        MORELL + "\n      - {at: N1523, marker: station}",
-        (OS, "{at: N1523, marker: station}"),
+        GS,
+        COLQUITT,
+        COLQUITT + "\n      - {at: N1008, marker: station}",
+        (GS, "{at: N1008, marker: station}"),
     ),
     edge(
         G,
         "station-markers-on-stations",
+        GS,
+        COLQUITT,
+        COLQUITT + "\n      - {at: N2929, marker: station}",
+    ),
+    brk(
+        G,
+        "no-station-markers-siv-otr",
         OS,
         MORELL,
         MORELL + "\n      - {at: N1232, marker: station}",
+        (OS, "{at: N1232, marker: station}"),
+    ),
+    edge(
+        G,
+        "no-station-markers-siv-otr",
+        GS,
+        COLQUITT,
+        COLQUITT + "\n      - {at: N2929, marker: station}",
+    ),
+    brk(
+        G,
+        "entrenchments-1864-only-in-gtc",
+        OS,
+        "{at: N1523, marker: breastworks, face: back,",
+        "{at: N1523, marker: breastworks-1864, face: back,",
+    ),
+    edge(
+        G,
+        "entrenchments-1864-only-in-gtc",
+        GS,
+        "{at: N1008, marker: abatis, attached_to",
+        "{at: N1008, marker: fort-1864, attached_to",
+    ),
+    brk(
+        G,
+        "unnumbered-fuc-until-1863",
+        GS,
+        "{at: N1008, marker: abatis, attached_to",
+        "{at: N1008, marker: fort, face: back, attached_to",
+    ),
+    edge(
+        G,
+        "unnumbered-fuc-until-1863",
+        GS,
+        "{at: N1008, marker: abatis, attached_to",
+        "{at: N1008, marker: fort, attached_to",
     ),
     brk(
         G,
@@ -684,6 +729,21 @@ A = "asia_engulfed"
 AU, AS, AG = "units.yaml", "scenarios/campaign-1941.yaml", "scenarios/guadalcanal-1942.yaml"
 AA = "  - {id: jp-sub, name:"
 KIDO = "{at: north-pacific, units: [jp-cv-akagi,"
+AKAGI_AIR = "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi]}"
+UNLIST_AKAGI = ((AS, "units: [jp-cv-akagi, jp-cv-kaga,", "units: [jp-cv-kaga,"),)
+
+
+def _akagi_damaged(damaged: int, full: str, reduced: str = "") -> str:
+    """Akagi (3 steps) set up on its own with `damaged` steps, `full` CBA and `reduced` ones."""
+    text = (
+        f"{{at: north-pacific, unit: jp-cv-akagi, state: {{damaged: {damaged}}}}}"
+        f"\n      - {{at: air-group-jp-cv-akagi, units: [{full}]}}"
+    )
+    if reduced:
+        text += f"\n      - {{at: air-group-jp-cv-akagi, units: [{reduced}], steps: 1}}"
+    return text
+
+
 GENZAN = (
     'ja: "元山海軍航空隊"}, side: axis, nationality: japan, type: lba, front: {movement: 2}, '
     "back: {movement: 2}, steps: 2, tags: [elite]}"
@@ -927,31 +987,80 @@ ASIA = [
     ),
     brk(
         A,
-        "cv-air-group-capacity-3",
+        "cv-air-group-capacity",
         AS,
-        "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi]}",
-        "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi, jp-cba, jp-cba, jp-cba]}",
+        AKAGI_AIR,
+        "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi, jp-cba, jp-cba]}"
+        "\n      - {at: air-group-jp-cv-akagi, unit: jp-cba, steps: 1}",
+        (AS, "{at: air-group-jp-cv-akagi, unit: jp-cba, steps: 1}"),
     ),
     edge(
         A,
-        "cv-air-group-capacity-3",
+        "cv-air-group-capacity",
         AS,
-        "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi]}",
+        AKAGI_AIR,
         "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi, jp-cba, jp-cba]}",
     ),
-    brk(
-        A,
-        "cv-air-group-capacity-4",
-        AS,
-        "{at: air-group-jp-cv-kaga, units: [jp-cba-kaga]}",
-        "{at: air-group-jp-cv-kaga, units: [jp-cba-kaga, jp-cba, jp-cba, jp-cba, jp-cba]}",
-    ),
     edge(
         A,
-        "cv-air-group-capacity-4",
+        "cv-air-group-capacity",
         AS,
         "{at: air-group-jp-cv-kaga, units: [jp-cba-kaga]}",
         "{at: air-group-jp-cv-kaga, units: [jp-cba-kaga, jp-cba, jp-cba, jp-cba]}",
+        variant="4-steps",
+    ),
+    brk(
+        A,
+        "cv-air-group-capacity",
+        AS,
+        AKAGI_AIR,
+        _akagi_damaged(1, "jp-cba-akagi, jp-cba", "jp-cba, jp-cba"),
+        (AS, "{at: air-group-jp-cv-akagi, units: [jp-cba, jp-cba], steps: 1}"),
+        variant="damaged",
+        more=UNLIST_AKAGI,
+    ),
+    edge(
+        A,
+        "cv-air-group-capacity",
+        AS,
+        AKAGI_AIR,
+        _akagi_damaged(1, "jp-cba-akagi, jp-cba", "jp-cba"),
+        variant="damaged",
+        more=UNLIST_AKAGI,
+    ),
+    brk(
+        A,
+        "cv-air-group-capacity",
+        AG,
+        "{at: air-group-jp-cv-shokaku, units: [jp-cba]}",
+        "{at: air-group-jp-cv-shokaku, units: [jp-cba, jp-cba, jp-cba]}",
+        variant="current-steps",
+        extra=((AG, "air-group-jp-cv-shokaku, units: [jp-cba, jp-cba,", "cv-full-strength-cba"),),
+    ),
+    edge(
+        A,
+        "cv-air-group-capacity",
+        AG,
+        "{at: air-group-jp-cv-shokaku, units: [jp-cba]}",
+        "{at: air-group-jp-cv-shokaku, units: [jp-cba, jp-cba]}",
+        variant="current-steps",
+    ),
+    brk(
+        A,
+        "cv-full-strength-cba",
+        AS,
+        AKAGI_AIR,
+        _akagi_damaged(2, "jp-cba-akagi, jp-cba"),
+        (AS, "{at: air-group-jp-cv-akagi, units: [jp-cba-akagi, jp-cba]}"),
+        more=UNLIST_AKAGI,
+    ),
+    edge(
+        A,
+        "cv-full-strength-cba",
+        AS,
+        AKAGI_AIR,
+        _akagi_damaged(2, "jp-cba-akagi", "jp-cba, jp-cba"),
+        more=UNLIST_AKAGI,
     ),
     brk(
         A,
@@ -1069,6 +1178,7 @@ TW_ART = (
     "defence: 1, artillery: 4, movement: 5, rcp: 2}, back_kind: none, tags: [asset]}"
 )
 TW_FORT = T_HEAD + "type: fortress, steps: 3, front: {steps: 3, fssm: 2}, back_kind: none}"
+ODD_STEPS = ("steps: 8, front: {steps: 8,", "steps: 7, front: {steps: 7,")
 R22 = '{at: "63.41", unit: ru-22-1, face: back, steps: 4, state: {ce_status: -4, cel: 5, disorder: 1}}'
 D41 = "unit: de-41-xx, steps: 6, state: {ce_status: -1, cel: 9}}"
 
@@ -1114,7 +1224,17 @@ TWILIGHT = [
         also=("reduced-flip-point",),
     ),
     tw("reduced-flip-point", TW_INF, ("back: {steps: 4,", "back: {steps: 8,")),
-    tw("reduced-flip-point", TW_INF, ("back: {steps: 4,", "back: {steps: 7,"), ok=True),
+    tw(
+        "reduced-flip-point", TW_INF, ("back: {steps: 4,", "back: {steps: 3,"), variant="below-half"
+    ),
+    tw(
+        "reduced-flip-point",
+        TW_INF,
+        ODD_STEPS,
+        ("back: {steps: 4,", "back: {steps: 3,"),
+        variant="odd",
+    ),
+    tw("reduced-flip-point", TW_INF, ODD_STEPS, ok=True),
     tw("reduced-defence", TW_INF, ("defence: 4,", "defence: 9,")),
     tw("reduced-defence", TW_INF, ("defence: 4,", "defence: 8,"), ok=True),
     tw("reduced-artillery", TW_INF, ("artillery: 2,", "artillery: 4,")),
@@ -1400,9 +1520,40 @@ CATEGORY_FIRST = {
 }
 
 
+# card 14 numbered out of range: its ammo block and the numbered deck (out of range, #14 missing,
+# reported at #15) see it too
+TACTICS_14_OUT = (
+    (KT, "# moved", "ammo-card-numbers"),
+    (KT, "# moved", "tactics-numbers"),
+    (KT, "    number: 15", "tactics-numbers"),
+)
+
+
+# the nation-only cards are checked by number: a card moved onto one of these numbers breaks it
+NATION_ONLY = {n: "german-only-cards" for n in (15, 32, 74)} | {
+    n: "anglo-only-cards" for n in (16, 38, 48, 51)
+}
+
+
+def _category(number: int) -> str:
+    return next(c for c, (low, high) in CATEGORY_FIRST.items() if low <= number <= high)
+
+
 def _renumber(rule: str, number: int, new: int) -> Case:
+    """Cards `number` and `new` swap numbers: each lands in the other's category block, and the
+    Tactics deck still holds every number once (`tactics-numbers` stays silent)."""
+    extra = [(KT, "# swapped", f"{_category(new)}-card-numbers")]
+    extra += [(KT, "# moved", NATION_ONLY[number])] if number in NATION_ONLY else []
+    extra += [(KT, "# swapped", NATION_ONLY[new])] if new in NATION_ONLY else []
     return brk(
-        K, rule, KT, f"    number: {number}\n", f"    number: {new}  # moved\n", (KT, "# moved")
+        K,
+        rule,
+        KT,
+        f"    number: {number}\n",
+        f"    number: {new}  # moved\n",
+        (KT, "# moved"),
+        extra=tuple(extra),
+        more=((KT, f"    number: {new}\n", f"    number: {number}  # swapped\n"),),
     )
 
 
@@ -1446,7 +1597,7 @@ TANK_KILLERS = [
         "    number: 14\n",
         "    number: 93  # moved\n",
         (KT, "# moved"),
-        extra=((KT, "# moved", "ammo-card-numbers"),),
+        extra=TACTICS_14_OUT,
     ),
     brk(
         K,
@@ -1456,7 +1607,7 @@ TANK_KILLERS = [
         "    number: 0  # moved\n",
         (KT, "# moved"),
         variant="below-1",
-        extra=((KT, "# moved", "ammo-card-numbers"),),
+        extra=TACTICS_14_OUT,
     ),
     brk(
         K,
@@ -1575,6 +1726,58 @@ TANK_KILLERS = [
         T45.replace('"free_action"}', '"free_action", nation: "anglo"}'),
         (KT, "number: 45"),
     ),
+    brk(
+        K,
+        "hand-size",
+        "game.yaml",
+        "    hand_limit: 9\n",
+        "    hand_limit: 2\n",
+        ("game.yaml", "starting_hand: 3"),
+        variant="param",
+    ),
+    edge(
+        K, "hand-size", "game.yaml", "    hand_limit: 9\n", "    hand_limit: 3\n", variant="param"
+    ),
+    brk(
+        K,
+        "tactics-numbers",
+        KT,
+        "    number: 14\n",
+        "    number: 13  # moved\n",
+        (KT, "# moved"),
+        extra=((KT, "    number: 15", "tactics-numbers"),),
+    ),
+    brk(
+        K,
+        "tactics-numbers",
+        KT,
+        "    number: 92\n",
+        "    number: 92\n    copies: 2\n",
+        (KT, "copies: 2"),
+        variant="copies",
+    ),
+    brk(
+        K,
+        "formation-decks-never-in-hand",
+        "decks.yaml",
+        "    side: german\n    kind: formation\n",
+        "    side: german\n    kind: formation\n    hand: true  # dealt\n",
+        ("decks.yaml", "hand: true  # dealt"),
+    ),
+    brk(
+        K,
+        "support-no-def",
+        KG,
+        'fields: {pen: 2, inf: 8, rng: "2000"}, copies: 2,',
+        'fields: {pen: 2, inf: 8, def: 1, rng: "2000"}, copies: 2,',
+    ),
+    edge(
+        K,
+        "support-no-def",
+        KG,
+        'fields: {pen: 2, inf: 8, rng: "2000"}, copies: 2,',
+        'fields: {pen: 2, inf: 8, rng: "500"}, copies: 2,',
+    ),
     *(
         _renumber(f"{category}-card-numbers", low, low - 1 if low > 1 else high + 1)
         for category, (low, high) in CATEGORY_FIRST.items()
@@ -1667,8 +1870,7 @@ def test_docs_name_real_tests(game: str) -> None:
         assert section and rule, (game, rule)
         named = set(_TEST_NAME.findall(last))
         assert named <= tests, f"{game}: no such test {sorted(named - tests)}"
-        if enforced.startswith("pending:"):
-            continue
+        assert not enforced.startswith("pending:"), f"{game}: `{rule}` is still pending"
         ids = set(_RULE_ID.findall(enforced))
         if not ids:
             assert enforced == "—" and last, f"{game}: `{rule}` is left out without a reason"
