@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from lxml import etree
 
@@ -45,6 +46,11 @@ class ModulePlan:
     @property
     def next_gpid(self) -> int:
         return max(self.gpids.values(), default=0) + 1
+
+    @cached_property
+    def prototype_table(self) -> pc.PrototypeTable:
+        """The game's prototypes, built once for every placed piece the saves expand."""
+        return pc.prototype_table(self.game)
 
     def is_block(self, unit: Unit) -> bool:
         unit_type = self.game.unit_type(unit.type)

@@ -4,9 +4,13 @@ then a deterministic zip written next to its target and renamed over it."""
 from __future__ import annotations
 
 import hashlib
-import io
+import os
+import struct
 import zipfile
+import zlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -382,18 +386,157 @@ def _safe(ident: str) -> str:
     return "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in ident)
 
 
-def zip_bytes(files: dict[str, bytes]) -> bytes:
-    """A deterministic zip: sorted names, fixed dates, PNGs stored, text deflated."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name in sorted(files):
-            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
-            info.compress_type = (
-                zipfile.ZIP_STORED if name.endswith(".png") else zipfile.ZIP_DEFLATED
-            )
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, files[name])
-    return buffer.getvalue()
+ALREADY_COMPRESSED = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".vsav", ".vmod")
+"""Entries written STORED: deflating them again gains nothing and costs time."""
+THREADS = min(4, os.cpu_count() or 1)
+PARALLEL_BYTES = 1 << 20  # below this, deflating in threads costs more than it saves
+
+
+@dataclass(frozen=True, slots=True)
+class ZipEntry:
+    """One entry's bytes as a zip holds them: the CRC-32 and size of its content, whether it is
+    deflated, and the (compressed) bytes."""
+
+    crc: int
+    size: int
+    deflated: bool
+    data: bytes
+
+
+def zip_entry(data: bytes, deflate: bool) -> ZipEntry:
+    """An entry as zipfile writes it (raw deflate at the default level), byte for byte."""
+    crc = zlib.crc32(data)
+    if not deflate:
+        return ZipEntry(crc, len(data), False, data)
+    packer = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+    return ZipEntry(crc, len(data), True, packer.compress(data) + packer.flush())
+
+
+def is_stored(name: str) -> bool:
+    return name.lower().endswith(ALREADY_COMPRESSED)
+
+
+def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
+    """The content-addressed entries (images/, whose names hold a digest of their bytes) of a
+    module written before, as they lie in it: what `zip_bytes` copies instead of deflating a
+    face again. Reads the central directory `_write_zip` writes (no zip64, no comment); a
+    module it cannot read gives nothing."""
+    out: dict[str, ZipEntry] = {}
+    at = len(previous) - END.size
+    if at < 0 or previous[at : at + 4] != b"PK\x05\x06":
+        return out
+    count, size, offset = END.unpack_from(previous, at)[4:7]
+    if offset + size != at:
+        return out
+    view = memoryview(previous)
+    position = offset
+    for _ in range(count):
+        if previous[position : position + 4] != b"PK\x01\x02":
+            return {}
+        fields = CENTRAL.unpack_from(previous, position)
+        flags, method, crc, packed, size, name_length = (fields[5], fields[6], *fields[9:13])
+        skip = name_length + fields[13] + fields[14]
+        name_at = position + CENTRAL.size
+        name = bytes(view[name_at : name_at + name_length]).decode(
+            "utf-8" if flags & 0x800 else "cp437"
+        )
+        local = fields[-1]
+        position = name_at + skip
+        if not name.startswith(IMAGES) or flags & 0x1 or method not in (0, 8):
+            continue
+        if previous[local : local + 4] != b"PK\x03\x04":
+            return {}
+        lengths = LOCAL.unpack_from(previous, local)[-2:]
+        data_at = local + LOCAL.size + sum(lengths)
+        data = bytes(view[data_at : data_at + packed])
+        if len(data) == packed:
+            out[name] = ZipEntry(crc, size, method == 8, data)
+    return out
+
+
+IMAGES = "images/"
+
+
+def zip_bytes(files: dict[str, bytes], reuse: dict[str, ZipEntry] | None = None) -> bytes:
+    """A deterministic zip: sorted names, fixed dates, what is compressed already (PNG, JPEG,
+    saves) stored, text and SVG deflated, the same bytes zipfile writes.
+
+    `reuse` (`reusable_entries` of the module written before) gives the deflated bytes of the
+    images it holds: an image whose name, size and CRC-32 match is copied, not deflated again.
+    The rest is deflated on every core (zlib lets go of the GIL)."""
+    names = sorted(files)
+    entries: dict[str, ZipEntry] = {}
+    todo: list[str] = []
+    for name in names:
+        data = files[name]
+        if is_stored(name):
+            entries[name] = zip_entry(data, False)
+            continue
+        old = reuse.get(name) if reuse else None
+        if old is not None and old.deflated and old.size == len(data):
+            if zlib.crc32(data) == old.crc:
+                entries[name] = old
+                continue
+        todo.append(name)
+    entries.update(_deflate_all(files, todo))
+    return _write_zip([(name, entries[name]) for name in names])
+
+
+def _deflate_all(files: dict[str, bytes], names: list[str]) -> dict[str, ZipEntry]:
+    total = sum(len(files[n]) for n in names)
+    if THREADS < 2 or total < PARALLEL_BYTES:
+        return {n: zip_entry(files[n], True) for n in names}
+    shares: list[list[str]] = [names[i::THREADS] for i in range(THREADS)]
+
+    def deflate(share: list[str]) -> dict[str, ZipEntry]:
+        return {n: zip_entry(files[n], True) for n in share}
+
+    out: dict[str, ZipEntry] = {}
+    with ThreadPoolExecutor(THREADS) as pool:
+        for part in pool.map(deflate, shares):
+            out.update(part)
+    return out
+
+
+DOS_DATE = (ZIP_DATE[0] - 1980) << 9 | ZIP_DATE[1] << 5 | ZIP_DATE[2]
+DOS_TIME = ZIP_DATE[3] << 11 | ZIP_DATE[4] << 5 | ZIP_DATE[5] // 2
+LOCAL = struct.Struct("<4s2B4HL2L2H")
+CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
+END = struct.Struct("<4s4H2LH")
+ATTRIBUTES = 0o644 << 16
+
+
+def _write_zip(entries: list[tuple[str, ZipEntry]]) -> bytes:
+    """The zip file zipfile writes for these entries (version 2.0, made on Unix, mode 644, no
+    extra fields, UTF-8 flag on non-ASCII names), built in one pass."""
+    parts: list[bytes] = []
+    central: list[bytes] = []
+    offset = 0
+    for name, entry in entries:
+        encoded = name.encode("ascii") if name.isascii() else name.encode("utf-8")
+        flags = 0 if name.isascii() else 0x800
+        method = zipfile.ZIP_DEFLATED if entry.deflated else zipfile.ZIP_STORED
+        size = len(entry.data)
+        if size > ZIP64_LIMIT or entry.size > ZIP64_LIMIT or offset > ZIP64_LIMIT:
+            raise ValueError(f"{name}: zip entries over 2 GB are not written")
+        common = (flags, method, DOS_TIME, DOS_DATE, entry.crc, size, entry.size)
+        local = LOCAL.pack(b"PK\x03\x04", 20, 0, *common, len(encoded), 0)
+        parts += [local, encoded, entry.data]
+        central += [
+            CENTRAL.pack(
+                b"PK\x01\x02", 20, 3, 20, 0, *common, len(encoded), 0, 0, 0, 0, ATTRIBUTES, offset
+            ),
+            encoded,
+        ]
+        offset += len(local) + len(encoded) + size
+    directory = b"".join(central)
+    if len(entries) > 0xFFFF or offset > ZIP64_LIMIT:
+        raise ValueError("more than 65,535 entries or 2 GB: zip64 is not written")
+    end = END.pack(b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), offset, 0)
+    return b"".join([*parts, directory, end])
+
+
+ZIP64_LIMIT = (1 << 31) - 1
 
 
 def build_module(
@@ -409,5 +552,14 @@ def build_module(
     plan, images = render_plan(game, cache, lang, piece_images)
     files = assemble(plan, images)
     target = (folder or out_dir / game.game.id) / f"{game.game.id}.vmod"
-    write_atomically(target, zip_bytes(files))
+    write_atomically(target, zip_bytes(files, _previous_entries(out_dir / game.game.id, game)))
     return target
+
+
+def _previous_entries(folder: Path, game: GameData) -> dict[str, ZipEntry]:
+    """The images of the module the last build wrote (build/<game>/<game>.vmod), if any."""
+    try:
+        previous = (folder / f"{game.game.id}.vmod").read_bytes()
+    except OSError:
+        return {}
+    return reusable_entries(previous)

@@ -251,11 +251,23 @@ def card_traits(card: Card, face_image: str, back_image: str, gpid: int) -> list
     ]
 
 
-def expand_prototypes(game: GameData, traits: Sequence[enc.Trait]) -> list[enc.Trait]:
+PrototypeTable = dict[str, list[enc.Trait]]
+"""The traits of each prototype (its BasicPiece left out) by the type of a reference to it."""
+
+
+def prototype_table(game: GameData) -> PrototypeTable:
+    return {enc.prototype(name).type: body[:-1] for name, body in prototypes(game)}
+
+
+def expand_prototypes(
+    game: GameData, traits: Sequence[enc.Trait], table: PrototypeTable | None = None
+) -> list[enc.Trait]:
     """Prototype references replaced by the prototype's own traits, as VASSAL writes pieces in
-    saves: a piece loaded from a save does not look its prototypes up again (3.6)."""
-    table = {enc.prototype(name).type: body[:-1] for name, body in prototypes(game)}
+    saves: a piece loaded from a save does not look its prototypes up again (3.6). Pass the
+    `prototype_table` of the game when expanding many pieces: it is built once then."""
+    if table is None:
+        table = prototype_table(game)
     out: list[enc.Trait] = []
     for trait in traits:
-        out.extend(table.get(trait.type, [trait]))
+        out.extend(table.get(trait.type, (trait,)))
     return out

@@ -129,7 +129,9 @@ def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
         if at is None:
             continue
         piece_id = str(1_000_000 + index)
-        traits = pc.expand_prototypes(plan.game, piece_traits(plan, placement, at))
+        traits = pc.expand_prototypes(
+            plan.game, piece_traits(plan, placement, at), plan.prototype_table
+        )
         traits[-1] = _with_carried(traits[-1], placement)
         commands.append(enc.add_piece(traits, piece_id))
         stacks.setdefault(at, []).append(piece_id)
