@@ -1,4 +1,7 @@
-"""The pipeline in one place: find games → load → validate (→ back ends, later)."""
+"""The pipeline in one place: find games → load → validate → back ends.
+
+Importing this module is cheap (the loader, the rules and the back ends are imported by the
+functions that use them), so the commands that need none of them start at once."""
 
 from __future__ import annotations
 
@@ -8,15 +11,25 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from compiler.backends.sheets.options import SheetOptions
-from compiler.diagnostics import Finding, Location, Related, Severity, sort_findings
-from compiler.load.aids import player_aids, with_aids
-from compiler.load.game import YAML_SUFFIXES, load_game
-from compiler.load.yamlread import read_bytes
-from compiler.model.gamedata import GameData
-from compiler.rules.engine import validate
+from compiler.diagnostics import (
+    Finding,
+    Location,
+    Related,
+    Severity,
+    render_text,
+    sort_findings,
+    summary,
+)
+
+if TYPE_CHECKING:
+    from compiler.backends.sheets.options import SheetOptions
+    from compiler.buildstamp import Recorder
+    from compiler.model.gamedata import GameData
+
+YAML_SUFFIXES = (".yaml", ".yml")
+"""The names of data files (compiler.load.game.YAML_SUFFIXES, which a test keeps equal)."""
 
 
 class UsageError(Exception):
@@ -72,6 +85,8 @@ GAME_SECTION = re.compile(rb"^game[ \t]*:", re.MULTILINE)
 def _declares_game(folder: Path) -> bool:
     """Whether a data file at the folder's top has a `game:` section (a file that cannot be
     read counts as one: the game's own validation will say what is wrong with it)."""
+    from compiler.load.yamlread import read_bytes
+
     for path in _top_data_files(folder):
         data = read_bytes(str(path), str(folder))
         if not isinstance(data, bytes) or GAME_SECTION.search(data):
@@ -108,6 +123,10 @@ def check_game(folder: Path, build_lang: str | None = None) -> GameReport:
     `build_lang` ("" for the game's own print language), also what the build checks before it
     writes anything: board art, print settings, fonts, and every face laid out as the build
     lays it out (text that will not fit), so a clean `validate` means a clean build."""
+    from compiler.load.aids import player_aids
+    from compiler.load.game import load_game
+    from compiler.rules.engine import validate
+
     loaded = load_game(folder)
     findings = list(loaded.findings)
     game = loaded.game
@@ -129,6 +148,7 @@ def build_checks(
     picture, which the sheets cannot print, too). The sheet options are `sheets`, else the
     game's `print:` settings with `changes`; None when they are bad."""
     from compiler.backends.pieceart import check_piece_art
+    from compiler.backends.sheets.options import SheetOptions
     from compiler.backends.vassal.boardart import check_board_art
 
     pictures = check_piece_art(game)
@@ -166,19 +186,25 @@ def build_checked(
     changes: Mapping[str, object] | None = None,
     piece_images: Literal["svg", "png"] = "svg",
     waiting: Callable[[], None] = lambda: None,
+    stamp: Recorder | None = None,
 ) -> tuple[GameReport, Path | None]:
     """Write the module, the print sheets and the charts of a validated game into
     out_dir/<game>/ as one set (the previous set stays whole until the new one is complete);
     nothing is written when the data has errors. Sheet options are `sheets`, else the game's
     `print:` settings with the command line's `changes`; text that had to be shortened is a
     warning; piece faces are SVG (sharp at every zoom) or PNG (`piece_images`). One build of
-    a game at a time: `waiting()` is called when another holds its lock. An output that cannot
-    be written raises OutputError."""
+    a game at a time: `waiting()` is called when another holds its lock. With `stamp`, the
+    build's inputs are recorded (before the back ends read the art) and, under the lock, its
+    stamp goes before the outputs are swapped and is written after (see compiler.buildstamp).
+    An output that cannot be written raises OutputError."""
     if report.game is None or report.errors:
         return report, None
     from compiler.backends.files import build_lock, output_error, recover, replace_folder
     from compiler.backends.vassal.module import ArtError
+    from compiler.load.aids import with_aids
 
+    if stamp is not None:
+        stamp.add_art(report.game)
     game, problems = with_aids(report.game)
     options, checked = build_checks(game, sheets, changes or {})
     report.findings.extend(problems + checked)
@@ -190,13 +216,79 @@ def build_checked(
         with build_lock(out_dir / ".cache" / game_id, waiting):
             recover(target)
             fill = partial(_write_outputs, game, options, out_dir, piece_images)
+            if stamp is not None:
+                stamp.forget()
             replace_folder(target, fill, partial(is_output_name, game_id))
+            if stamp is not None:
+                stamp.finish(game_id, target, target / f"{game_id}.vmod", report.findings)
     except ArtError as err:
         report.findings.append(err.finding)
         return report, None
     except OSError as err:
         raise output_error(err, target) from err
     return report, target / f"{game_id}.vmod"
+
+
+@dataclass(frozen=True)
+class Built:
+    """What `countermix build` says about one game: the findings (rendered), then the module
+    written, or found up to date, or None (not built; `verdict` says why)."""
+
+    name: str
+    findings: tuple[str, ...]
+    written: str | None
+    up_to_date: bool = False
+    verdict: str = ""
+
+
+def build_games(
+    folders: list[Path],
+    out_dir: Path,
+    changes: Mapping[str, object],
+    piece_images: Literal["svg", "png"] = "svg",
+    waiting: Callable[[str], None] = lambda name: None,
+    force: bool = False,
+) -> Iterator[Built]:
+    """Validate and build each game, in order, as `countermix build` does; a game whose
+    inputs, options and outputs are those of its last build is not loaded again: its stamp
+    (compiler.buildstamp) gives the same findings and module. Two folders that declare the
+    same game id are both an error, found before anything is written. With `force`, every
+    game is built."""
+    from compiler import buildstamp
+
+    settings = buildstamp.settings(changes, piece_images)
+    fresh = {
+        folder: None if force else buildstamp.fresh(folder, out_dir, settings) for folder in folders
+    }
+    start = partial(buildstamp.Recorder.start, out_dir=out_dir, build_settings=settings)
+    stale = [folder for folder in folders if fresh[folder] is None]
+    stamps = {folder: start(folder) for folder in stale}  # before the loader reads a file
+    reports = dict(zip(stale, check_games(stale), strict=True))
+    loaded = {r.game.game.id for r in reports.values() if r.game is not None}
+    kept = [stamp.game_id for stamp in fresh.values() if stamp is not None]
+    if len(kept) != len(set(kept)) or loaded.intersection(kept):
+        # a game up to date has the id of another: every game is loaded, checked and reported
+        stamps = {folder: start(folder) for folder in folders}
+        reports = dict(zip(folders, check_games(folders), strict=True))
+        fresh = dict.fromkeys(folders)
+    for folder in folders:
+        done = fresh[folder]
+        if done is not None:
+            yield Built(folder.name, done.findings, done.written, up_to_date=True)
+            continue
+        report, written = build_checked(
+            reports[folder],
+            out_dir,
+            changes=changes,
+            piece_images=piece_images,
+            waiting=partial(waiting, folder.name),
+            stamp=stamps[folder],
+        )
+        lines = tuple(render_text(finding) for finding in report.findings)
+        if written is None:
+            yield Built(folder.name, lines, None, verdict=summary(report.findings))
+        else:
+            yield Built(folder.name, lines, str(written))
 
 
 def is_output_name(game_id: str, name: str) -> bool:

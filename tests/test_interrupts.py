@@ -85,7 +85,7 @@ def test_a_write_fault_keeps_the_previous_set(
         raise OSError(code, os.strerror(code), str(built / "mini"))
 
     monkeypatch.setattr(files if module == "files" else getattr(files, module), name, fail)
-    exit_code, _, err = run(["build", str(DATA / "mini"), "--out", str(built)], capsys)
+    exit_code, _, err = run(["build", str(DATA / "mini"), "--out", str(built), "--force"], capsys)
     assert exit_code == 2
     assert err == f"countermix: cannot write {built / 'mini'}: {os.strerror(code)}\n"
     monkeypatch.undo()
@@ -177,7 +177,7 @@ def test_a_ctrl_c_a_library_turns_into_its_own_error_is_still_an_interrupt(
         raise TTFError(f"Corrupt TTF file {font.name!r} cannot read Table Directory")
 
     monkeypatch.setattr(fonts, "metrics", parse_font)
-    code, _, err = run(["build", str(DATA / "mini"), "--out", str(built)], capsys)
+    code, _, err = run(["build", str(DATA / "mini"), "--out", str(built), "--force"], capsys)
     assert (code, err) == (130, "countermix: interrupted\n")
     assert snapshot(built / "mini") == before
 

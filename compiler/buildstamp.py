@@ -1,0 +1,354 @@
+"""Builds that do nothing when nothing changed, as make and ninja do.
+
+Every build of a game folder leaves a stamp, `<out>/.cache/.stamps/<key>.json`, written last,
+under the game's lock, once its outputs are swapped in (the previous stamp goes first, so a
+build cut short leaves none). It records:
+
+- every input the build reads, each with its size, mtime and a digest of its content: the data
+  files (and the listing of each folder they were found in, so a new file is seen), the game's
+  own player-aids template (or that it has none), the board and piece art the data names, the
+  shipped templates and layouts, the fonts, the tool's own code and its libraries;
+- the settings: the command-line options, the tool's and Python's version, the environment
+  variables the build reads, and the folders as they were named;
+- the findings the build printed, as printed, and the module it reported;
+- each output file with its size, mtime, inode and digest.
+
+The next build with the same settings takes the stamp when every input is the same (its content
+is hashed again only when its size or mtime changed, or when it was written less than
+RACY_SECONDS before it was recorded, when an mtime cannot tell two versions apart) and the
+output folder holds exactly the files last written, unchanged; it then prints the same lines
+without loading anything. Any doubt — no stamp, an unreadable, corrupt or foreign one, an input
+that is not a regular file, a changed or missing output — means a full build.
+
+Checking a stamp imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from compiler.regularfile import open_regular
+
+if TYPE_CHECKING:
+    from compiler.diagnostics import Finding
+    from compiler.model.gamedata import GameData
+
+FORMAT = 1
+RACY_SECONDS = 3
+STAMPS = ".stamps"
+"""The stamps' folder in <out>/.cache/ (a game id never starts with a dot)."""
+LIBRARIES = ("yaml", "lxml", "PIL", "jinja2", "reportlab", "_rl_accel")
+ENVIRONMENT = ("COUNTERMIX_FONTS", "SOURCE_DATE_EPOCH")
+"""The environment variables a build reads."""
+
+Entry = list[Any] | None
+"""An input: [size, mtime_ns or -1 when it must be hashed, sha256], or None when absent."""
+
+
+class Doubt(Exception):
+    """An input the stamp cannot vouch for: the build is done, and no stamp is written."""
+
+
+@dataclass(frozen=True)
+class Fresh:
+    """What the last build of a game said, found still true."""
+
+    game_id: str
+    written: str
+    findings: tuple[str, ...]
+
+
+def settings(changes: Mapping[str, object], piece_images: str) -> str:
+    """Everything besides the files that decides a build's outputs, as one string."""
+    from compiler import __version__
+
+    return json.dumps(
+        {
+            "version": __version__,
+            "python": sys.version,
+            "prefix": sys.prefix,
+            "changes": {name: repr(value) for name, value in sorted(changes.items())},
+            "piece_images": piece_images,
+            "environment": {name: os.environ.get(name) for name in ENVIRONMENT},
+        },
+        sort_keys=True,
+    )
+
+
+def stamp_path(out_dir: Path, folder: Path) -> Path:
+    """The stamp of a game folder's build into out_dir (one per folder, wherever it lies)."""
+    key = hashlib.sha256(os.fsencode(os.path.realpath(folder))).hexdigest()[:32]
+    return out_dir / ".cache" / STAMPS / f"{key}.json"
+
+
+# ---- the check -------------------------------------------------------------------------------
+
+
+def fresh(folder: Path, out_dir: Path, build_settings: str) -> Fresh | None:
+    """The last build of `folder` into `out_dir` when it is still what a build would write
+    now; None at the least doubt."""
+    try:
+        stamp = json.loads(stamp_path(out_dir, folder).read_bytes())
+        return _fresh(stamp, folder, out_dir, build_settings)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _fresh(stamp: Any, folder: Path, out_dir: Path, build_settings: str) -> Fresh | None:
+    expected = (FORMAT, str(folder), str(out_dir), build_settings)
+    if (stamp["format"], stamp["folder"], stamp["out"], stamp["settings"]) != expected:
+        return None
+    inputs: dict[str, Entry] = stamp["inputs"]
+    if _digest_of(build_settings, inputs) != stamp["digest"]:
+        return None  # not the stamp it claims to be
+    if any(_listing(where) != listing for where, listing in stamp["folders"].items()):
+        return None
+    if not all(_unchanged(path, entry) for path, entry in inputs.items()):
+        return None
+    if _outputs(stamp["target"], hashed=False) != _without_digests(stamp["outputs"]):
+        return None
+    lines = stamp["findings"]
+    if not all(isinstance(line, str) for line in lines):
+        return None
+    game_id, written = stamp["game_id"], stamp["written"]
+    if not isinstance(game_id, str) or not isinstance(written, str):
+        return None
+    return Fresh(game_id, written, tuple(lines))
+
+
+def _unchanged(path: str, entry: Entry) -> bool:
+    """Whether an input is as recorded: absent as it was, or the same content."""
+    if entry is None:
+        return not os.path.lexists(path)
+    size, mtime, digest = entry
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_size != size:
+        return False
+    if info.st_mtime_ns == mtime:
+        return True
+    try:
+        return bool(_hash(path)[1] == digest)
+    except OSError:
+        return False
+
+
+def _without_digests(outputs: Any) -> dict[str, list[int]]:
+    return {name: list(recorded[:3]) for name, recorded in outputs.items()}
+
+
+# ---- the record ------------------------------------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    """The inputs of one build, recorded before they are read, then its stamp."""
+
+    folder: Path
+    out_dir: Path
+    settings: str
+    inputs: dict[str, Entry] = field(default_factory=dict)
+    folders: dict[str, list[list[str]]] = field(default_factory=dict)
+    doubt: bool = False
+
+    @classmethod
+    def start(cls, folder: Path, out_dir: Path, build_settings: str) -> Recorder:
+        """Record the inputs known before the game is loaded (call it before loading)."""
+        recorder = cls(folder, out_dir, build_settings)
+        try:
+            recorder._record_folder()
+            recorder._record(_tool_files())
+            recorder._record(_font_files())
+        except (Doubt, OSError):
+            recorder.doubt = True
+        return recorder
+
+    def _record_folder(self) -> None:
+        from compiler.load.aids import TEMPLATE_NAME
+        from compiler.load.game import scan_data_files
+
+        for where in _folders(self.folder):
+            self.folders[where] = _listing(where)
+        files, problems = scan_data_files(self.folder)
+        if problems:
+            raise Doubt
+        self._record([*map(str, files), str(self.folder / TEMPLATE_NAME)])
+
+    def _record(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self.inputs[path] = _entry(path)
+
+    def add_art(self, game: GameData) -> None:
+        """Record the board and piece art the loaded game names (before the build reads it)."""
+        from compiler.load.paths import game_path
+        from compiler.rules.paths import piece_art_paths
+
+        names = [m.art.image for m in game.maps if m.art is not None]
+        names += [name for _owner, _art, _key, name in piece_art_paths(game)]
+        try:
+            for name in names:
+                path, outside = game_path(game.root, name)
+                if outside is not None:
+                    raise Doubt
+                self._record([str(path)])
+        except (Doubt, OSError):
+            self.doubt = True
+
+    def forget(self) -> None:
+        """Remove the previous stamp (before the outputs it describes are replaced)."""
+        stamp_path(self.out_dir, self.folder).unlink(missing_ok=True)
+
+    def finish(self, game_id: str, target: Path, written: Path, findings: list[Finding]) -> None:
+        """Write the stamp of a build whose outputs were just swapped in."""
+        from compiler.backends.files import write_atomically
+        from compiler.diagnostics import render_text
+
+        if self.doubt:
+            return
+        try:
+            outputs = _outputs(str(target), hashed=True)
+        except ValueError:  # something else than files in the folder: never up to date
+            return
+        stamp = {
+            "format": FORMAT,
+            "folder": str(self.folder),
+            "out": str(self.out_dir),
+            "settings": self.settings,
+            "digest": _digest_of(self.settings, self.inputs),
+            "folders": self.folders,
+            "inputs": self.inputs,
+            "game_id": game_id,
+            "target": str(target),
+            "written": str(written),
+            "findings": [render_text(finding) for finding in findings],
+            "outputs": outputs,
+        }
+        text = json.dumps(stamp, ensure_ascii=False, indent=1, sort_keys=True)
+        write_atomically(stamp_path(self.out_dir, self.folder), text.encode("utf-8"))
+
+
+_known: dict[tuple[str, int, int, int, int], Entry] = {}
+"""Entries already recorded in this process (the tool and the fonts serve every game)."""
+
+
+def _entry(path: str) -> Entry:
+    """An input as it is now: absent, or its size, mtime and digest."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        before = os.stat(path)
+        key = (path, before.st_size, before.st_mtime_ns, before.st_ino, before.st_ctime_ns)
+        if key in _known:
+            return _known[key]
+        info, digest = _hash(path)
+    except OSError as err:  # a link to nothing, a pipe, a folder: not an input to vouch for
+        raise Doubt from err
+    racy = info.st_mtime_ns > time.time_ns() - RACY_SECONDS * 1_000_000_000
+    entry: Entry = [info.st_size, -1 if racy else info.st_mtime_ns, digest]
+    if not racy:
+        _known[key] = entry
+    return entry
+
+
+def _hash(path: str) -> tuple[os.stat_result, str]:
+    """The file's stat and the sha256 of its content (a regular file only, never waited on)."""
+    fd, info = open_regular(path)
+    with os.fdopen(fd, "rb") as handle:
+        return info, hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _digest_of(build_settings: str, inputs: Mapping[str, Entry]) -> str:
+    """One digest of the settings and every input's content."""
+    contents = {path: None if entry is None else entry[2] for path, entry in inputs.items()}
+    text = json.dumps([build_settings, contents], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _folders(folder: Path) -> list[str]:
+    """The folder and its subfolders the loader lists (hidden ones and links skipped)."""
+    found = [str(folder)]
+    for where in found:
+        with os.scandir(where) as listing:
+            found.extend(
+                entry.path
+                for entry in listing
+                if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+            )
+    return found
+
+
+def _listing(where: str) -> list[list[str]]:
+    """A folder's visible entries as the loader sees them: name and kind (a link with where it
+    leads and what is there)."""
+    entries = []
+    with os.scandir(where) as listing:
+        for entry in listing:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_symlink():
+                target = "dir" if os.path.isdir(entry.path) else "other"
+                kind = f"link:{os.readlink(entry.path)}:{target}:{os.path.realpath(entry.path)}"
+            else:
+                kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
+            entries.append([entry.name, kind])
+    return sorted(entries)
+
+
+def _outputs(target: str, hashed: bool) -> dict[str, list[Any]]:
+    """Every file in the output folder: size, mtime, inode (and digest); ValueError when the
+    folder is a link or holds anything but regular files."""
+    if os.path.islink(target):
+        raise ValueError(target)
+    found: dict[str, list[Any]] = {}
+    with os.scandir(target) as listing:
+        for entry in listing:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                raise ValueError(entry.path)
+            found[entry.name] = [info.st_size, info.st_mtime_ns, info.st_ino]
+            if hashed:
+                found[entry.name].append(_hash(entry.path)[1])
+    return found
+
+
+@cache
+def _tool_files() -> tuple[str, ...]:
+    """The tool's code, its shipped templates and layouts, and its libraries."""
+    import importlib.util
+
+    from compiler.resources import templates_dir
+
+    package = Path(__file__).parent
+    files = [str(path) for path in sorted(package.rglob("*.py"))]
+    files += [str(path) for path in sorted(templates_dir().iterdir()) if path.is_file()]
+    for name in LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise Doubt(name)
+        files.append(spec.origin)
+    return tuple(files)
+
+
+def _font_files() -> list[str]:
+    """The font files a build would use, and the places looked at before each."""
+    from compiler.backends.art.fonts import ALL_FONTS
+
+    paths: list[str] = []
+    for font in ALL_FONTS:
+        for candidate in font.candidates():
+            paths.append(str(candidate))
+            if candidate.is_file():
+                break
+    return paths
