@@ -51,13 +51,19 @@ def render_board(game: GameData, layout: MapLayout, art: Image.Image | None = No
         image.paste(art, (0, 0))
         _draw_boxes(draw, layout)
         return image
+    paint_board(game, layout, draw)
+    return image
+
+
+def paint_board(game: GameData, layout: MapLayout, draw: ImageDraw.ImageDraw) -> None:
+    """A board drawn from the data (no art) on `draw`: hexes, areas, roads and towns, boxes.
+    Also drawn band by band for large boards (compiler/backends/art/board.py)."""
     colours = {t.id: _rgb(t.colour) for t in game.game.terrain}
     for block in layout.hex_blocks:
         _draw_hexes(draw, game, layout, block, colours)
     _draw_areas(draw, layout, colours)
     _draw_roads_and_towns(draw, layout)
     _draw_boxes(draw, layout)
-    return image
 
 
 def _draw_hexes(

@@ -18,6 +18,7 @@ from typing import Literal
 from PIL import Image
 
 from compiler.backends.art import pieces as art
+from compiler.backends.art.board import board_png
 from compiler.backends.art.drawing import (
     Drawing,
     block_drawing,
@@ -358,7 +359,7 @@ def _board_png(
     if board_art is not None:
         art_digest = f"{board_art.size}:{hashlib.sha256(board_art.tobytes()).hexdigest()}"
     key = cache_key("board", layout, game.game.terrain, art_digest)
-    return cache.fetch(key, lambda: art.png_bytes(render_board(game, layout, board_art)))
+    return cache.fetch(key, lambda: board_png(game, layout, board_art))
 
 
 def _size(image: Image.Image | None) -> tuple[int, int] | None:
@@ -548,11 +549,26 @@ def build_module(
 ) -> Path:
     """Write <folder>/<game>.vmod (atomically; folder defaults to out_dir/<game>), with the
     faces cached in out_dir/.cache/<game>/; piece faces as SVG or PNG."""
+    return write_module(game, out_dir, lang, piece_images, folder)
+
+
+def write_module(
+    game: GameData,
+    out_dir: Path,
+    lang: str = "en",
+    piece_images: PieceImages = "svg",
+    folder: Path | None = None,
+    step: Callable[[str], None] = lambda name: None,
+) -> Path:
+    """build_module, calling `step(name)` after each of its steps (render_plan, module) for a
+    bench to time them."""
     cache = out_dir / ".cache" / game.game.id / "faces.pack"
     plan, images = render_plan(game, cache, lang, piece_images)
+    step("render_plan")
     files = assemble(plan, images)
     target = (folder or out_dir / game.game.id) / f"{game.game.id}.vmod"
     write_atomically(target, zip_bytes(files, _previous_entries(out_dir / game.game.id, game)))
+    step("module")
     return target
 
 
