@@ -6,6 +6,7 @@ functions that use them), so the commands that need none of them start at once."
 from __future__ import annotations
 
 import dataclasses
+import marshal
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -141,12 +142,16 @@ def check_game(folder: Path, build_lang: str | None = None) -> GameReport:
 
 
 def build_checks(
-    game: GameData, sheets: SheetOptions | None, changes: Mapping[str, object]
+    game: GameData,
+    sheets: SheetOptions | None,
+    changes: Mapping[str, object],
+    cache: Path | None = None,
 ) -> tuple[SheetOptions | None, list[Finding]]:
     """What the build checks before it draws: board and piece art, print settings and fonts
     (errors), then every face laid out in the print language (text-overflow warnings; an SVG
     picture, which the sheets cannot print, too). The sheet options are `sheets`, else the
-    game's `print:` settings with `changes`; None when they are bad."""
+    game's `print:` settings with `changes`; None when they are bad. With `cache` (a game's
+    cache folder), the layout notes of faces laid out before are read from it."""
     from compiler.backends.pieceart import check_piece_art
     from compiler.backends.sheets.options import SheetOptions
     from compiler.backends.vassal.boardart import check_board_art
@@ -165,7 +170,7 @@ def build_checks(
         problems.extend(font_problems(game, options.lang))
     if problems or options is None:
         return options, problems + notes
-    return options, notes + face_findings(game, options.lang)
+    return options, notes + face_findings(game, options.lang, cache)
 
 
 def build_game(
@@ -206,7 +211,8 @@ def build_checked(
     if stamp is not None:
         stamp.add_art(report.game)
     game, problems = with_aids(report.game)
-    options, checked = build_checks(game, sheets, changes or {})
+    cache = out_dir / ".cache" / game.game.id
+    options, checked = build_checks(game, sheets, changes or {}, cache)
     report.findings.extend(problems + checked)
     if options is None or report.errors:
         return report, None
@@ -399,12 +405,16 @@ def font_problems(game: GameData, lang: str) -> list[Finding]:
     return problems
 
 
-def face_findings(game: GameData, lang: str) -> list[Finding]:
+def face_findings(game: GameData, lang: str, cache: Path | None = None) -> list[Finding]:
     """Every face of the game laid out in `lang` (not drawn): text that had to be shortened
     to fit its layout slot, as warnings at the record whose text it is. The faces are the ones
-    the print sheets hold, and the module's faces are the same display lists."""
+    the print sheets hold, and the module's faces are the same display lists. With `cache` (a
+    game's cache folder), each face's notes are kept under its identity (the digest of what
+    decides its look, and the renderer's fingerprint): a face laid out before is not again."""
+    from compiler.backends.rendercache import RenderCache, digest_key
     from compiler.backends.sheets.build import block_pieces, card_pieces, counter_pieces
 
+    known = RenderCache(None if cache is None else cache / "layout.pack")
     notes: list[tuple[str, str]] = []
     seen: set[str] = set()
     for pieces in (counter_pieces, block_pieces, card_pieces):
@@ -413,10 +423,20 @@ def face_findings(game: GameData, lang: str) -> list[Finding]:
                 if face is None or face.picture is not None or face.identity in seen:
                     continue  # a picture is printed as it is
                 seen.add(face.identity)
-                try:
-                    notes.extend((piece.id, note) for note in face.make().warnings)
-                except ValueError as err:  # a face that cannot be drawn at all
-                    return [_art_error(game, piece.id, err)]
+                key = digest_key("layout-notes", face.identity)
+                found = known.get(key)
+                if found is None:
+                    try:
+                        warnings = tuple(face.make().warnings)
+                    except ValueError as err:  # a face that cannot be drawn at all
+                        return [_art_error(game, piece.id, err)]
+                    found = marshal.dumps(warnings)
+                    known.put(key, found)
+                notes.extend((piece.id, note) for note in marshal.loads(found))
+    try:
+        known.save()
+    except OSError:
+        pass  # the output folder's own error is reported when the build writes there
     return overflow_findings(game, notes)
 
 

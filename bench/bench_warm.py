@@ -1,0 +1,207 @@
+"""Benchmark: a rebuild after one unit changed, by game size (500 / 2,000 / 8,000 counters).
+
+For each size a game is generated (bench.generate_game: two scenarios of size/10 placements,
+one marker set with copies enough for them), built once cold with `countermix build <game>
+--out X`, then one unit's front movement is changed and the game rebuilt as a whole process
+(`python -m compiler build`: interpreter start, imports, YAML loading, validation, every back
+end; SVG faces, the default), a different unit each round; the median of `--repeat` rounds
+is printed. The in-process split (load, validate, write, charts, render_plan, module, sheets)
+is from one more warm round run in this process, the steps called as `build_checked` calls
+them. The tool is run from a copy of `compiler/` taken when the bench starts.
+
+`--compare REF` also times the same rounds with the countermix of git revision REF (extracted
+with `git archive` into a temporary folder and run from there), so a before/after table comes
+from one run on the same machine state.
+
+Run: python -m bench.bench_warm [--sizes 500,2000,8000] [--repeat 3] [--compare HEAD]
+Goal (issue 13): one unit changed <= 0.6 s whole process at 2,000 counters, and the sizes
+within 1.5x of each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+
+from bench.generate_game import random_spec, write_game
+
+ROOT = Path(__file__).resolve().parent.parent
+STRENGTH = re.compile(
+    r"(\{id: (?P<id>[a-z]+-\d+), name: \{en: Unit [^}]*\}.*?front: \{strength: \d, movement: )(\d)"
+)
+
+
+@dataclass
+class Game:
+    size: int
+    folder: Path
+    units: list[str]
+    """Units whose front movement can be changed (not leaders)."""
+
+
+def make_game(root: Path, size: int) -> Game:
+    folder = root / f"game-{size}"
+    placed = max(10, size // 10)
+    spec = random_spec(size // 2, 2, placed, seed=11)
+    write_game(folder, spec, marker_copies=placed // 6 + 5)  # enough for every scenario
+    text = (folder / "units.yaml").read_text(encoding="utf-8")
+    units = [m.group("id") for m in STRENGTH.finditer(text)]
+    return Game(size, folder, units)
+
+
+def change_unit(game: Game, round_no: int) -> None:
+    """Set one unit's front movement to a value it does not have (a different unit each round,
+    spread over the file; movement is in no rule, so the game stays valid)."""
+    unit = game.units[(round_no * 37 + 11) % len(game.units)]
+    path = game.folder / "units.yaml"
+    text = path.read_text(encoding="utf-8")
+
+    def bump(match: re.Match[str]) -> str:
+        if match.group("id") != unit:
+            return match.group(0)
+        value = int(match.group(3))
+        return match.group(1) + str(value % 9 + 1)  # 4 -> 5 -> 6 ...
+
+    path.write_text(STRENGTH.sub(bump, text), encoding="utf-8")
+
+
+def build_process(source: Path, game: Game, out: Path) -> float:
+    """`countermix build <game> --out <out>` as a whole process with the tool at `source`."""
+    command = [sys.executable, "-m", "compiler", "build", str(game.folder), "--out", str(out)]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=source, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0 or "wrote" not in done.stdout:
+        raise SystemExit(f"build failed ({source}):\n{done.stdout}\n{done.stderr}")
+    return elapsed
+
+
+def warm_rounds(source: Path, game: Game, out: Path, repeat: int) -> tuple[float, float]:
+    """Cold build, then `repeat` rounds of one unit changed: (cold s, median warm s)."""
+    cold = build_process(source, game, out)
+    runs = []
+    for round_no in range(repeat):
+        change_unit(game, round_no)
+        runs.append(build_process(source, game, out))
+    return cold, median(runs)
+
+
+def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
+    """One warm rebuild in this process, step by step, as build_checked runs it."""
+    from compiler.backends.charts.build import render_charts, write_charts
+    from compiler.backends.files import replace_folder
+    from compiler.backends.rendercache import RenderCache
+    from compiler.backends.sheets.build import write_sheets
+    from compiler.backends.vassal.module import write_module
+    from compiler.load.aids import with_aids
+    from compiler.load.game import load_game
+    from compiler.pipeline import build_checks, is_output_name
+    from compiler.rules.engine import validate
+
+    change_unit(game, round_no)
+    times: dict[str, float] = {}
+    mark = time.perf_counter()
+
+    def step(name: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        times[name] = times.get(name, 0.0) + now - mark
+        mark = now
+
+    loaded = load_game(game.folder)
+    assert loaded.game is not None
+    step("load")
+    findings = validate(loaded.game)
+    assert not findings, findings
+    data, _problems = with_aids(loaded.game)
+    options, _checked = build_checks(data, None, {})
+    assert options is not None
+    step("validate")
+    game_id = data.game.id
+    cache = out / ".cache" / game_id
+
+    def fill(folder: Path) -> None:
+        step("write")
+        render_charts(data, options, RenderCache(cache / "charts.pack"))
+        write_charts(data, folder, options)
+        step("charts")
+        write_module(data, out, options.lang, "svg", folder, step)
+        write_sheets(data, folder, options, cache)
+        step("sheets")
+
+    replace_folder(out / game_id, fill, lambda name: is_output_name(game_id, name))
+    step("write")
+    return times
+
+
+def extract(revision: str, into: Path) -> Path:
+    """The tree of `revision` (git archive), to run the tool of that revision from."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", revision, "compiler"], cwd=ROOT, capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="500,2000,8000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--compare", metavar="REF", help="also time the tool of git revision REF")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    out = sys.stdout.write
+    results: dict[str, dict[int, tuple[float, float]]] = {}
+    splits: dict[int, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        # the tool as it is now, copied: others editing the art code meanwhile would change the
+        # renderer's fingerprint between rounds (every face drawn again)
+        now = root / "now-tool"
+        shutil.copytree(ROOT / "compiler", now / "compiler")
+        sources = {"now": now}
+        if args.compare:
+            sources = {args.compare: extract(args.compare, root / "before"), "now": now}
+        for size in sizes:
+            for label, source in sources.items():
+                game = make_game(root / label, size)
+                out_dir = root / label / f"out-{size}"
+                results.setdefault(label, {})[size] = warm_rounds(
+                    source, game, out_dir, args.repeat
+                )
+                if label == "now":
+                    splits[size] = split(game, out_dir, args.repeat)
+                cold, warm = results[label][size]
+                out(f"  {label:>8} {size:>6,} counters: cold {cold:.2f} s, warm {warm:.3f} s\n")
+    out(f"\none unit changed, whole process (`countermix build`), median of {args.repeat}:\n")
+    head = "".join(f"{size:>10,}" for size in sizes)
+    out(f"{'':>22}{head}   largest/smallest\n")
+    for label, by_size in results.items():
+        for kind, index in (("cold", 0), ("warm", 1)):
+            row = [by_size[size][index] for size in sizes]
+            ratio = max(row) / min(row)
+            cells = "".join(f"{value:>10.3f}" for value in row)
+            out(f"{label + ' ' + kind:>22}{cells}   {ratio:.2f}x\n")
+    out("goal: warm <= 0.6 s at 2,000 counters, largest/smallest <= 1.5x\n")
+    steps = list(dict.fromkeys(name for times in splits.values() for name in times))
+    out("\nin process, one warm rebuild (s):\n")
+    out(f"{'':>22}{head}\n")
+    for name in steps:
+        cells = "".join(f"{splits[size].get(name, 0.0):>10.3f}" for size in sizes)
+        out(f"{name:>22}{cells}\n")
+    total = "".join(f"{sum(splits[size].values()):>10.3f}" for size in sizes)
+    out(f"{'total':>22}{total}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
