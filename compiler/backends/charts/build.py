@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -13,7 +15,7 @@ from compiler.backends.art.raster import rasterize, warm_glyphs
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.pdf.content import Canvas, draw
-from compiler.backends.pdf.document import PdfDocument
+from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
 from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
 from compiler.backends.sheets.options import MM, SheetOptions
@@ -73,14 +75,30 @@ _RENDERED: PerGame[dict[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]]] = 
 def render_charts(
     game: GameData, options: SheetOptions, cache: RenderCache | None = None
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
-    """charts.pdf and the module's chart PNGs together, on every core: the PDF is one job
-    beside the PNGs' (so it no longer waits for them). With a `cache`, a chart drawn before
-    is not drawn again, and an unchanged set of charts reuses the PDF. Remembered for the game
+    """charts.pdf and the module's chart PNGs together, each chart's page and PNG one job on
+    every core. With a `cache`, a chart drawn before is not drawn again (its page and PNG come
+    from the cache, the PDF is put together from the pages), and an unchanged set of charts
+    reuses the PDF. Remembered for the game
     being built; `charts_pdf` and `chart_pngs` use the result when there is one."""
     memo = _RENDERED.of(game)
     if options not in memo:
         memo[options] = _render(game, options, cache or RenderCache(None))
     return memo[options]
+
+
+CHARTS_SOURCES = Path(__file__).parent
+"""The charts back end's own code: part of every chart's key (a change to the table layout
+draws every chart again), beside the renderers' fingerprint that every cache key holds."""
+
+
+@functools.cache
+def charts_fingerprint() -> str:
+    """Hash of the charts back end's source files."""
+    digest = hashlib.sha256()
+    for path in sorted(CHARTS_SOURCES.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def chart_key(game: GameData, chart: Chart, lang: str) -> str:
@@ -91,36 +109,49 @@ def chart_key(game: GameData, chart: Chart, lang: str) -> str:
         for ref in row.pieces
         if (unit := game.unit(ref.partition(":")[0])) is not None
     ]
-    return cache_key("chart", lang, chart, game.game.terrain, pieces)
+    return cache_key("chart", charts_fingerprint(), lang, chart, game.game.terrain, pieces)
 
 
 def _render(
     game: GameData, options: SheetOptions, cache: RenderCache
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """Each chart's page and PNG are one cache entry under the chart's own key (with the page
+    size and the PNG width): a warm build draws only the charts whose key changed and puts
+    charts.pdf together from the pages, the same bytes a cold build writes."""
     lang = options.lang
     charts = all_charts(game, lang)
     keys = [chart_key(game, chart, lang) for chart in charts]
-    png_keys = [digest_key("chart-png", str(PNG_WIDTH), key) for key in keys]
+    look = cache_key("chart-look", options.page_pt, MARGIN_MM, PNG_WIDTH, CHART_SUPERSAMPLE)
+    entry_keys = [digest_key("chart-page-png", look, key) for key in keys]
     pdf_key = cache_key("charts-pdf", options, game.game.title, keys)
-    pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
+    entries: list[bytes | None] = [cache.get(key) for key in entry_keys]
     pdf = cache.get(pdf_key)
-    todo = [index for index, png in enumerate(pngs) if png is None]
+    todo = [index for index, entry in enumerate(entries) if entry is None]
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo}
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
-    jobs = [partial(_png, drawings[i]) for i in todo]
+    jobs = [partial(_page_and_png, drawings[i], options.page_pt) for i in todo]
+    for index, made in zip(todo, parallel_map(jobs, minimum=4), strict=True):
+        entries[index] = made
+        cache.put(entry_keys[index], made)
+    pages: list[Content] = []
+    pngs: list[bytes] = []
+    for entry in entries:
+        assert entry is not None
+        page, (png, *_rest) = decode_content(entry)
+        assert isinstance(png, bytes)
+        pages.append(page)
+        pngs.append(png)
     if pdf is None:
-        jobs.insert(0, partial(_pdf, game, options))
-    made = parallel_map(jobs, minimum=4)
-    if pdf is None:
-        pdf, made = made[0], made[1:]
+        pdf = _document(game, options, pages)
         cache.put(pdf_key, pdf)
-    for index, png in zip(todo, made, strict=True):
-        pngs[index] = png
-        cache.put(png_keys[index], png)
     cache.save()
-    titled = [(c.name.get(lang), png) for c, png in zip(charts, pngs, strict=True)]
-    return pdf, [(title, png) for title, png in titled if png is not None]
+    return pdf, [(c.name.get(lang), png) for c, png in zip(charts, pngs, strict=True)]
+
+
+def _page_and_png(drawing: Drawing, page_pt: tuple[float, float]) -> bytes:
+    """A chart's page content and its PNG, as one cache entry (see decode_content)."""
+    return encode_content(_page(drawing, page_pt), _png(drawing))
 
 
 def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:
@@ -138,16 +169,30 @@ def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
 
 
 def _pdf(game: GameData, options: SheetOptions) -> bytes:
-    page_w, page_h = options.page_pt
-    pdf = PdfDocument()
+    pages = [
+        _page(drawing_of(game, chart, options.lang), options.page_pt)
+        for chart in all_charts(game, options.lang)
+    ]
+    return _document(game, options, pages)
+
+
+def _page(drawing: Drawing, page_pt: tuple[float, float]) -> Content:
+    """A chart's page: the drawing scaled to the page's width (or height) between margins."""
+    page_w, page_h = page_pt
     margin = MARGIN_MM * MM
     room_w, room_h = page_w - 2 * margin, page_h - 2 * margin
-    for chart in all_charts(game, options.lang):
-        drawing = drawing_of(game, chart, options.lang)
-        height = min(room_h, room_w / drawing.width)
-        canvas = Canvas()
-        draw(canvas, drawing, margin, page_h - margin - height, height)
-        pdf.add_page(options.page_pt, canvas.content())
+    height = min(room_h, room_w / drawing.width)
+    canvas = Canvas()
+    draw(canvas, drawing, margin, page_h - margin - height, height)
+    return canvas.content()
+
+
+def _document(game: GameData, options: SheetOptions, pages: list[Content]) -> bytes:
+    """charts.pdf from its pages' contents, in order (deterministic: the same pages give the
+    same bytes, drawn now or read from the cache)."""
+    pdf = PdfDocument()
+    for page in pages:
+        pdf.add_page(options.page_pt, page)
     title = f"{game.game.title.get(options.lang)} — charts"
     return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
 
