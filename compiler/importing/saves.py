@@ -15,7 +15,7 @@ from pathlib import Path
 from compiler.importing.archive import Archive, ArchiveError
 from compiler.importing.commands import command_text, flat_commands
 from compiler.importing.pieces import Piece, PieceError, decode_piece
-from compiler.sequence import split
+from compiler.sequence import TAB, split
 
 MAX_SAVED_GAME_BYTES = 256 * 1024**2
 
@@ -62,16 +62,24 @@ class SaveContents:
     pieces: list[SavedPiece] = field(default_factory=list)
     decks: list[SavedDeck] = field(default_factory=list)
     other_commands: int = 0
+    boards: list[str] = field(default_factory=list)
+    """The `<map>BoardPicker` lines: where the save lays each map's boards."""
 
 
 def read_save(path: Path) -> SaveContents:
     """The save at `path`; ArchiveError when it is not one (or is damaged)."""
     with Archive(path) as archive:
-        if not archive.has("savedGame"):
-            raise ArchiveError(f"{path} is not a VASSAL save: it has no `savedGame` entry")
-        contents = SaveContents(path)
-        _metadata(archive, contents)
-        text = command_text(archive.read("savedGame", MAX_SAVED_GAME_BYTES), str(path))
+        return save_contents(archive, path, str(path))
+
+
+def save_contents(archive: Archive, path: Path, where: str) -> SaveContents:
+    """What the save opened as `archive` holds; its findings name `path` (a save inside a
+    module names the module) and its refusals `where`."""
+    if not archive.has("savedGame"):
+        raise ArchiveError(f"{where} is not a VASSAL save: it has no `savedGame` entry")
+    contents = SaveContents(path)
+    _metadata(archive, contents)
+    text = command_text(archive.read("savedGame", MAX_SAVED_GAME_BYTES), where)
     return read_commands(text, contents)
 
 
@@ -93,6 +101,8 @@ def read_commands(text: str, contents: SaveContents) -> SaveContents:
     for number, command in enumerate(commands[1:-1], start=2):
         if not command.startswith("+/"):
             contents.other_commands += 1
+            if "BoardPicker" + TAB in command:
+                contents.boards.append(command)
             continue
         parts = split(command[2:], "/")
         if len(parts) < 3:

@@ -19,10 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, hand_map_name, turn_zone
+from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, hand_map_name, zone_turn
 from compiler.backends.vassal.geometry import MapLayout
-from compiler.backends.vassal.module import map_names
-from compiler.backends.vassal.pieces import assign_gpids
+from compiler.backends.vassal.module import map_names, piece_gpids
 from compiler.backends.vassal.saves import CARRIED
 from compiler.diagnostics import Finding, Location, printable
 from compiler.importing.saves import SaveContents, SavedPiece
@@ -137,13 +136,10 @@ class _Reader:
             map_id: {(round(p[0]), round(p[1])): loc for loc, p in layout.positions.items()}
             for map_id, layout in layouts.items()
         }
-        keys = [f"unit:{u.id}" for u in game.units] + [f"marker:{m}" for m in game.markers]
-        keys += [f"card:{c.id}:{n}" for c in game.cards for n in range(c.copies)]
-        self.by_gpid = {str(number): key for key, number in assign_gpids(keys).items()}
+        self.by_gpid = {str(number): key for key, number in piece_gpids(game).items()}
         self.by_name: dict[str, list[str]] = {}
         for unit in game.units:
             self.by_name.setdefault(unit.name.en, []).append(f"unit:{unit.id}")
-        self.turns = {turn_zone(t): t for t in range(0, 1000)}
         self.hand_maps = {hand_map_name(side.name.en): side.id for side in game.game.sides}
         self.dealt: dict[str, list[tuple[str, SavedPiece]]] = {}
 
@@ -255,7 +251,7 @@ class _Reader:
         if place is None:
             return None
         map_id, location = place
-        extra = _carried(saved.piece.props.get(CARRIED, ""))
+        extra = carried(saved.piece.props)
         turn = 0
         at = location
         if map_id == REINFORCEMENTS_MAP and marker is not None:
@@ -267,7 +263,7 @@ class _Reader:
             )
             return None
         if map_id == REINFORCEMENTS_MAP:
-            turn = self.turns.get(location, 0)
+            turn = zone_turn(location) or 0
             at = str(extra.get("enters", ""))
             if not at:
                 self._finding(
@@ -449,11 +445,11 @@ def _nearest(layout: MapLayout, x: int, y: int) -> str | None:
     return None
 
 
-def _carried(text: str) -> dict[str, Any]:
-    if not text:
-        return {}
+def carried(props: Mapping[str, str]) -> dict[str, Any]:
+    """What a piece of a countermix module carries in its `countermix` property (CARRIED);
+    empty for any other piece."""
     try:
-        value = json.loads(text)
+        value = json.loads(props.get(CARRIED) or "{}")
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

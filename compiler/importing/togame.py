@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import math
 import re
 from collections import Counter
@@ -18,7 +17,7 @@ from typing import Any
 
 from PIL import Image
 
-from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP
+from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, zone_turn
 from compiler.backends.vassal.geometry import (
     BOX_GAP,
     MARGIN,
@@ -26,9 +25,7 @@ from compiler.backends.vassal.geometry import (
     box_strip,
     layout_map,
 )
-from compiler.backends.vassal.saves import CARRIED
-from compiler.importing.archive import Archive, ArchiveError
-from compiler.importing.commands import command_text, flat_commands
+from compiler.importing.archive import Archive
 from compiler.importing.grids import (
     MAX_CELLS,
     BoardGrid,
@@ -53,9 +50,9 @@ from compiler.importing.saves import (
     MAX_SAVED_GAME_BYTES,
     SaveContents,
     SavedPiece,
-    read_commands,
+    save_contents,
 )
-from compiler.importing.scenario import Locate, Palette, scenario_from_save
+from compiler.importing.scenario import Locate, Palette, carried, scenario_from_save
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 from compiler.model.maps import Art, GameMap, Sheet
@@ -72,8 +69,6 @@ OWN_KEYS = ("unitid", "markerid", "cardid", "countermix")
 DERIVED = ("formation", "category", "size", "steps", "title", "nationality", "leader")
 """Properties a countermix-built module derives from a unit's fields, not its values."""
 NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?\Z")
-TURN_BOX = re.compile(r"Turn ([0-9]{1,4})\Z")
-"""A box of countermix's Reinforcements map (buildfile.turn_zone)."""
 CONTENT_NAME = re.compile(r"[a-z]+-([0-9a-f]{16})\.(png|svg)\Z")
 """An image name countermix's module writer makes from the image's bytes (ImageStore)."""
 
@@ -486,15 +481,11 @@ class Converter:
             where = f"{self.archive.path}: `{setup.file}`"
             data = self.archive.read(setup.file, MAX_SAVED_GAME_BYTES)
             with Archive.from_bytes(data, where) as save:
-                if not save.has("savedGame"):
-                    raise ArchiveError(f"{where} is not a VASSAL save")
-                text = command_text(save.read("savedGame", MAX_SAVED_GAME_BYTES), where)
-            contents = read_commands(text, SaveContents(self.archive.path))
-            boards = [c for c in flat_commands(text, where) if "BoardPicker" + TAB in c]
+                contents = save_contents(save, self.archive.path, where)
             stem = setup.file.rsplit("/", 1)[-1].removesuffix(".vsav")
             ident = ids.make(stem if self.built and PLAIN_ID.match(stem) else setup.name,
                              "scenario")  # fmt: skip
-            read.append(SetupIn(setup.name, ident, contents, boards))
+            read.append(SetupIn(setup.name, ident, contents))
         return read
 
     def slot_for(self, gpid: str, name: str) -> int | None:
@@ -516,7 +507,7 @@ class Converter:
             for saved in setup.save.pieces:
                 if saved.deck or saved.piece.gpid in self.card_gpids:
                     continue
-                for key, value in (carried(saved).get("state") or {}).items():
+                for key, value in (carried(saved.piece.props).get("state") or {}).items():
                     self.declare(str(key), value)
                 index = self.slot_for(saved.piece.gpid, saved.piece.name)
                 if index is not None:
@@ -558,7 +549,7 @@ class Converter:
         by_name = {m.source.name: m for m in maps}
 
         def for_setup(setup: SetupIn) -> Locate:
-            place_saved_boards(setup.boards, by_name)
+            place_saved_boards(setup.save.boards, by_name)
             return lambda saved: self.where(saved, by_name)
 
         return for_setup
@@ -568,7 +559,7 @@ class Converter:
             board = self.holding.boards[0]
             x, y = saved.x - board.offset[0], saved.y - board.offset[1]
             box = board.grid.name(x, y) if board.grid else None
-            return (REINFORCEMENTS_MAP, box) if box and TURN_BOX.match(box) else None
+            return (REINFORCEMENTS_MAP, box) if box and zone_turn(box) is not None else None
         out = by_name.get(saved.map)
         where = self.locate(out, saved.x, saved.y)
         return (str(out.data["id"]), where) if out is not None and where is not None else None
@@ -635,15 +626,6 @@ def _dealt_hands(data: dict[str, Any], deals: list[Deal], scenario_id: str) -> N
         player["hand"] = dealt[player["side"]]
 
 
-def carried(saved: SavedPiece) -> dict[str, Any]:
-    """What a countermix module's piece carries in its `countermix` property (saves.CARRIED)."""
-    try:
-        value = json.loads(saved.piece.props.get(CARRIED) or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def place_saved_boards(board_lines: list[str], by_name: dict[str, MapOut]) -> None:
     """Board positions from a save's BoardPicker lines (they may differ from the module's)."""
     for line in board_lines:
@@ -654,12 +636,11 @@ def place_saved_boards(board_lines: list[str], by_name: dict[str, MapOut]) -> No
 
 @dataclass(frozen=True, slots=True)
 class SetupIn:
-    """A predefined set-up: its name, the id of its scenario, its save and board lines."""
+    """A predefined set-up: its name, the id of its scenario and its save."""
 
     name: str
     ident: str
     save: SaveContents
-    boards: list[str]
 
 
 @dataclass
@@ -742,7 +723,7 @@ def is_turn_boxes(source: MapDef) -> bool:
         return False
     grid = source.boards[0].grid
     return isinstance(grid, ZonedGrid) and all(
-        TURN_BOX.match(z.name) and z.grid is None for z in grid.zones
+        zone_turn(z.name) is not None and z.grid is None for z in grid.zones
     )
 
 

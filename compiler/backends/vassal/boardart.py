@@ -52,11 +52,24 @@ def check_board_art(game: GameData) -> list[Finding]:
 
 def load_board_art(game: GameData, game_map: GameMap) -> Image.Image | None:
     """The map's board image (checked by check_board_art before the build)."""
-    outside = art_outside(game, game_map)
-    if outside is not None:
-        raise ArtError(outside)
-    path = art_path(game, game_map)
+    path = _board_art_file(game, game_map)
     if path is None:
         return None
     with open_file(path) as handle, Image.open(handle) as image:
         return image.convert("RGB")
+
+
+def board_art_size(game: GameData, game_map: GameMap) -> tuple[int, int] | None:
+    """The size of the map's board image, read from its header (the pixels stay undecoded)."""
+    path = _board_art_file(game, game_map)
+    if path is None:
+        return None
+    with open_file(path) as handle, Image.open(handle) as image:
+        return image.size
+
+
+def _board_art_file(game: GameData, game_map: GameMap) -> Path | None:
+    outside = art_outside(game, game_map)
+    if outside is not None:
+        raise ArtError(outside)
+    return art_path(game, game_map)

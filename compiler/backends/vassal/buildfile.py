@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -62,6 +63,15 @@ REINFORCEMENTS_MAP = "Reinforcements"
 
 def turn_zone(turn: int) -> str:
     return f"Turn {turn}"
+
+
+_TURN_ZONE = re.compile(r"Turn ([0-9]+)\Z")
+
+
+def zone_turn(name: str) -> int | None:
+    """The turn of a Reinforcements box named by turn_zone; None for any other name."""
+    match = _TURN_ZONE.match(name)
+    return int(match.group(1)) if match else None
 
 
 def module_name(game: GameData) -> str:

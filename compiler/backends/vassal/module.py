@@ -42,7 +42,7 @@ from compiler.backends.pieceart import ArtError as ArtError  # raised here, caug
 from compiler.backends.pieceart import load_picture
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key
 from compiler.backends.vassal import pieces as pc
-from compiler.backends.vassal.boardart import load_board_art
+from compiler.backends.vassal.boardart import board_art_size, load_board_art
 from compiler.backends.vassal.boards import render_board
 from compiler.backends.vassal.buildfile import (
     REINFORCEMENTS_MAP,
@@ -245,7 +245,9 @@ def map_names(maps: tuple[GameMap, ...]) -> dict[str, str]:
     return names
 
 
-def _gpids(game: GameData) -> dict[str, int]:
+def piece_gpids(game: GameData) -> dict[str, int]:
+    """The gpid of every piece slot (`unit:<id>`, `marker:<id>`, `card:<id>:<copy>`): what a
+    module's pieces and saves name their slots by, and what import-save reads them back by."""
     keys = [f"unit:{u.id}" for u in game.units] + [f"marker:{m}" for m in game.markers]
     keys += [f"card:{c.id}:{n}" for c in game.cards for n in range(c.copies)]
     return pc.assign_gpids(keys)
@@ -267,7 +269,7 @@ def reinforcement_layout(game: GameData) -> tuple[list[int], MapLayout | None]:
 def map_layouts(game: GameData) -> dict[str, MapLayout]:
     """Where every location of every map lies in the module (the Reinforcements map under its
     own name): what a save's piece positions are read back against."""
-    layouts = {m.id: layout_map(m, _size(load_board_art(game, m))) for m in game.maps}
+    layouts = {m.id: layout_map(m, board_art_size(game, m)) for m in game.maps}
     _, holding = reinforcement_layout(game)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
@@ -341,7 +343,7 @@ def _render_plan(
         {m: pc.Images(names[f], names[b] if b else "") for m, (f, b) in marker_keys.items()},
         {c: names[k] for c, k in card_keys.items()},
         {d: names[k] for d, k in back_keys.items()},
-        _gpids(game),
+        piece_gpids(game),
         turns,
         holding_image,
     )
