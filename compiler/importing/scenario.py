@@ -17,7 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any
 
 from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, hand_map_name, zone_turn
 from compiler.backends.vassal.geometry import MapLayout
@@ -26,6 +26,7 @@ from compiler.backends.vassal.saves import CARRIED
 from compiler.diagnostics import Finding, Location, printable
 from compiler.importing.saves import SaveContents, SavedPiece
 from compiler.model.cards import Card
+from compiler.model.common import is_number
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.units import Marker, Unit
@@ -290,14 +291,14 @@ class _Reader:
         if unit_type is not None and unit_type.shape == "block":
             full_value = unit.front.get("cv")
             turned = saved.piece.rotation or 0
-            if not _is_number(full_value):  # the block's strength is its steps
+            if not is_number(full_value):  # the block's strength is its steps
                 if carried_steps is not None and (unit.steps - carried_steps) % 4 == turned:
                     return carried_steps, state
                 return (unit.steps - turned if turned else None), state
             full = int(full_value)
             carried_cv = state.get("cv")
-            if not (_is_number(carried_cv) and (full - int(carried_cv)) % 4 == turned):
-                if turned or _is_number(carried_cv):
+            if not (is_number(carried_cv) and (full - int(carried_cv)) % 4 == turned):
+                if turned or is_number(carried_cv):
                     state["cv"] = full - turned
             return carried_steps, state
         level = saved.piece.layers.get("Steps lost")
@@ -399,7 +400,7 @@ def _markers_as_state(game: GameData, reads: list[_Read]) -> list[_Read]:
         marker = read.marker
         target = None
         if marker is not None and not read.extra.get("marker") and read.stack:
-            if marker.set.kind in values and _is_number(marker.value):
+            if marker.set.kind in values and is_number(marker.value):
                 target = next(
                     (below[(read.stack, lv)] for lv in range(read.level - 1, -1, -1)
                      if (read.stack, lv) in below),
@@ -453,10 +454,6 @@ def carried(props: Mapping[str, str]) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _is_number(value: object) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _header(

@@ -29,7 +29,7 @@ from compiler.load.nodes import MAPPING, SCALAR, ComposeError, YNode, compose
 from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart
-from compiler.model.common import Text
+from compiler.model.common import Text, is_number
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.source import SourceFile
@@ -273,11 +273,7 @@ def _names(game: GameData) -> dict[str, object]:
         ]
 
     def values(unit: Unit) -> str:
-        return "-".join(
-            str(v)
-            for v in unit.front.values()
-            if isinstance(v, int | float) and not isinstance(v, bool)
-        )
+        return "-".join(str(v) for v in unit.front.values() if is_number(v))
 
     def formation(unit: Unit) -> Text:
         found = formations.get(unit.formation)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeGuard
 
 from compiler.diagnostics import NOWHERE, Location
 
@@ -13,6 +13,12 @@ Scalar = int | float | str | bool
 Number = int | float
 # A number, or "$name" naming a game/title parameter (GCACW's max manpower per title).
 Limit = int | float | str
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """Whether a value is a number (a boolean is not, though Python counts it as an int)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
 
 INTERNAL: Mapping[str, Any] = MappingProxyType({"internal": True})
 EMPTY_LOCS: Mapping[str, tuple[int, int]] = MappingProxyType({})

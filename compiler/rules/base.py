@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.diagnostics import Finding, Location, Related, Severity
-from compiler.model.common import Limit, Node
+from compiler.model.common import Limit, Node, is_number
 from compiler.model.constraints import Constraint
 from compiler.rules.context import Context, ScenarioView
 from compiler.rules.expr import (
@@ -115,7 +115,7 @@ class GroupScope:
 
 def limit_tree(limit: Limit | None) -> Expr | None:
     """The parsed expression of a bound written as text (ExprError if malformed)."""
-    if limit is None or (isinstance(limit, int | float) and not isinstance(limit, bool)):
+    if limit is None or (is_number(limit)):
         return None
     return parse(str(limit))
 
@@ -145,7 +145,7 @@ def bound(
     scope's values (None: no bound, or a value it reads is missing)."""
     if limit is None:
         return None
-    if isinstance(limit, int | float) and not isinstance(limit, bool):
+    if is_number(limit):
         return Bound(float(limit), fmt(limit))
     tree = parse(str(limit))
     if isinstance(tree, Param):
@@ -171,7 +171,7 @@ def bad_expressions(
     text), at the value's own line."""
     out = []
     for node, key, limit in fields:
-        if limit is None or (isinstance(limit, int | float) and not isinstance(limit, bool)):
+        if limit is None or (is_number(limit)):
             continue
         try:
             check_names(parse(str(limit)), group=group, known=known)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from compiler.backends.art.colours import RGB, lighter, mix
-from compiler.model.common import Scalar
+from compiler.model.common import Scalar, is_number
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 
@@ -25,11 +25,6 @@ def unit_symbol(game: GameData, unit: Unit) -> str:
     return str(symbol)
 
 
-def is_number(value: Scalar) -> bool:
-    """Whether a value is a printed number (booleans are not)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def figure(value: Scalar) -> str:
     """A value as printed: whole numbers without a decimal point, halves as ½."""
     if isinstance(value, float):
@@ -44,7 +39,7 @@ def figure(value: Scalar) -> str:
 
 def pick_values(values: Mapping[str, Scalar]) -> list[Scalar]:
     """Up to three numbers in insertion order; with more, the movement value takes the last slot."""
-    numbers = [(key, value) for key, value in values.items() if is_number(value)]
+    numbers: list[tuple[str, Scalar]] = [(k, v) for k, v in values.items() if is_number(v)]
     if len(numbers) <= MAX_VALUES:
         return [value for _, value in numbers]
     movement = next((pair for pair in numbers if pair[0].lower() in MOVEMENT_KEYS), None)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from compiler.backends.vassal import encode as enc
 from compiler.model.cards import Card
+from compiler.model.common import is_number
 from compiler.model.gamedata import GameData
 from compiler.model.units import Marker, Unit
 
@@ -93,7 +94,7 @@ def prototypes(game: GameData) -> list[tuple[str, list[enc.Trait]]]:
 
 def _strength(unit: Unit) -> str:
     for value in unit.front.values():
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        if is_number(value):
             return f"{value:g}" if isinstance(value, float) else str(value)
     return ""
 
@@ -174,7 +175,7 @@ def block_traits(
     gpid: int = 0,
 ) -> list[enc.Trait]:
     """A block: masked from the other side, turned a quarter per step lost."""
-    full = int(unit.front.get("cv", unit.steps)) if _is_number(unit.front.get("cv")) else unit.steps
+    full = int(unit.front.get("cv", unit.steps)) if is_number(unit.front.get("cv")) else unit.steps
     turned = (full - strength) % 4 if strength is not None else 0
     rotate = enc.rotate(4, REDUCE_KEY, RAISE_KEY, "Reduce one step", "Restore one step", "Strength")
     return [
@@ -185,10 +186,6 @@ def block_traits(
         enc.marker(unit_properties(game, unit)),
         enc.basic_piece(unit.name.en, images.front, *at, gpid=str(gpid)),
     ]
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def marker_traits(

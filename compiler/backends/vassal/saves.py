@@ -33,6 +33,7 @@ from compiler.backends.vassal.buildfile import (
     turn_zone,
 )
 from compiler.backends.vassal.xml import node
+from compiler.model.common import is_number
 from compiler.model.scenarios import Scenario
 from compiler.rules.context import scenario_view
 from compiler.rules.placed import Placement
@@ -46,7 +47,7 @@ a marker is one the scenario places. VASSAL keeps it through moves, saves and lo
 
 
 def _number(value: object) -> int | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if is_number(value):
         return int(value)
     return None
 
