@@ -121,12 +121,12 @@ def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
     step("load")
     findings = validate(loaded.game)
     assert not findings, findings
-    data, _problems = with_aids(loaded.game)
-    options, _checked = build_checks(data, None, {})
+    game_id = loaded.game.game.id
+    cache = out / ".cache" / game_id
+    data, _problems = with_aids(loaded.game, cache)
+    options, _checked = build_checks(data, None, {}, cache)
     assert options is not None
     step("validate")
-    game_id = data.game.id
-    cache = out / ".cache" / game_id
 
     def fill(folder: Path) -> None:
         step("write")

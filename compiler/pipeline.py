@@ -210,8 +210,8 @@ def build_checked(
 
     if stamp is not None:
         stamp.add_art(report.game)
-    game, problems = with_aids(report.game)
-    cache = out_dir / ".cache" / game.game.id
+    cache = out_dir / ".cache" / report.game.game.id
+    game, problems = with_aids(report.game, cache)
     options, checked = build_checks(game, sheets, changes or {}, cache)
     report.findings.extend(problems + checked)
     if options is None or report.errors:

@@ -11,12 +11,19 @@ broken template is a finding, never a traceback.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import marshal
 import os
+import pickle
+import re
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 
 import jinja2
 import yaml
@@ -72,13 +79,16 @@ def read_template(folder: Path, templates: Path) -> tuple[tuple[str, str, bool],
         return ("", "", False), [Finding("player-aids", where, message, "save it as UTF-8")]
 
 
-def with_aids(game: GameData) -> tuple[GameData, list[Finding]]:
-    """The game with its player aids rendered; findings when the template fails."""
-    aids, findings = player_aids(game)
+def with_aids(game: GameData, cache: Path | None = None) -> tuple[GameData, list[Finding]]:
+    """The game with its player aids rendered; findings when the template fails. With `cache`
+    (a game's cache folder), output read before is not read again (see _read_cached)."""
+    aids, findings = player_aids(game, cache)
     return replace(game, aids=aids), findings
 
 
-def player_aids(game: GameData) -> tuple[tuple[Chart, ...], list[Finding]]:
+def player_aids(
+    game: GameData, cache: Path | None = None
+) -> tuple[tuple[Chart, ...], list[Finding]]:
     """The derived charts of `game`, and findings for a template that fails."""
     path_text, source, own = game.aids_template
     if not source:
@@ -104,7 +114,9 @@ def player_aids(game: GameData) -> tuple[tuple[Chart, ...], list[Finding]]:
         if line is not None:
             finding = replace(finding, location=Location(str(path), line))
         return (), [finding]
-    return _read(path, rendered)
+    if cache is None or own:  # a game's own template may write any shape: read it whole
+        return _read(path, rendered)
+    return _read_cached(path, rendered, cache / AIDS_CACHE)
 
 
 def _read(path: Path, rendered: str) -> tuple[tuple[Chart, ...], list[Finding]]:
@@ -122,6 +134,137 @@ def _read(path: Path, rendered: str) -> tuple[tuple[Chart, ...], list[Finding]]:
         detail = f"{first.message} (output line {first.location.line})" if first else "invalid"
         return (), [_failed(path, f"its output is not chart data: {detail}")]
     return result.charts, []
+
+
+AIDS_CACHE = "aids.cache"
+CHART_ITEM = re.compile(r"^  - ", re.MULTILINE)
+
+
+def _read_cached(
+    path: Path, rendered: str, stored: Path
+) -> tuple[tuple[Chart, ...], list[Finding]]:
+    """_read, chart by chart, each kept in `stored` under a digest of its output text, its
+    first line, the template's path and the loader's code: a chart whose output did not change
+    is not read again (at 2,000 counters reading the output is most of what the aids cost, and
+    one changed unit changes one order of battle). The shared template writes `charts:` and
+    one `  - ` item per chart, values on one line; any other shape, and any chart that does
+    not read clean, is read whole by _read, so its findings are the same. A stored chart is
+    read back only as model records (see _ChartUnpickler)."""
+    chunks = _chart_chunks(rendered)
+    if chunks is None:
+        return _read(path, rendered)
+    known = _stored_charts(stored)
+    kept: dict[bytes, bytes] = {}
+    charts: list[Chart] = []
+    for first_line, text in chunks:
+        digest = hashlib.sha256(_loader_fingerprint())
+        digest.update(f"{path}\0{first_line}\0".encode() + text.encode("utf-8"))
+        key = digest.digest()
+        found = known.get(key, b"")
+        chart = _unpickled_chart(found)
+        if chart is None:
+            # blank lines keep the chart at its own line of the output
+            read, findings = _read(path, "charts:\n" + "\n" * (first_line - 2) + text)
+            if findings or len(read) != 1:
+                return _read(path, rendered)
+            chart = read[0]
+            found = _pickled(chart)
+        kept[key] = found
+        charts.append(chart)
+    if kept != known:
+        _store_charts(stored, kept)
+    return tuple(charts), []
+
+
+def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:
+    """(first line, text) of each chart of a `charts:` list, or None for another shape."""
+    head = "charts:\n"
+    starts = [m.start() for m in CHART_ITEM.finditer(rendered)]
+    if not rendered.startswith(head) or not starts or starts[0] != len(head):
+        return None
+    chunks = []
+    line = 2
+    for start, end in zip(starts, [*starts[1:], len(rendered)], strict=True):
+        chunks.append((line, rendered[start:end]))
+        line += rendered.count("\n", start, end)
+    return chunks
+
+
+def _stored_charts(stored: Path) -> dict[bytes, bytes]:
+    """The charts kept by the last build (digest → pickle); none when missing or damaged."""
+    try:
+        found = marshal.loads(stored.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(k, bytes) and isinstance(v, bytes)}
+
+
+def _store_charts(stored: Path, charts: dict[bytes, bytes]) -> None:
+    try:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        part = stored.with_name(stored.name + f".{os.getpid()}.part")
+        part.write_bytes(marshal.dumps(charts))
+        os.replace(part, stored)
+    except OSError:
+        pass  # the output folder's own error is reported when the build writes there
+
+
+def _pickled(chart: Chart) -> bytes:
+    kept = io.BytesIO()
+    _ChartPickler(kept, protocol=pickle.HIGHEST_PROTOCOL).dump(chart)
+    return kept.getvalue()
+
+
+def _unpickled_chart(data: bytes) -> Chart | None:
+    if not data:
+        return None
+    try:
+        chart = _ChartUnpickler(io.BytesIO(data)).load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+        return None
+    return chart if isinstance(chart, Chart) else None
+
+
+class _ChartPickler(pickle.Pickler):
+    """Pickles the model's read-only mappings as themselves."""
+
+    dispatch_table = {MappingProxyType: lambda m: (read_only, (dict(m),))}
+
+
+def read_only(mapping: dict[str, object]) -> Mapping[str, object]:
+    """A read-only view of `mapping` (how the model holds its mappings)."""
+    return MappingProxyType(mapping)
+
+
+class _ChartUnpickler(pickle.Unpickler):
+    """Reads back only the model's records and plain values: a planted file cannot name any
+    other class or function, so it cannot run code."""
+
+    def find_class(self, module: str, name: str) -> object:
+        if (
+            module.startswith("compiler.model.")
+            or (module == "compiler.diagnostics" and name == "Location")
+            or (module == "builtins" and name in ("tuple", "frozenset", "set", "list", "dict"))
+        ):
+            found: object = super().find_class(module, name)
+            if isinstance(found, type):
+                return found
+        if module == __name__ and name == "read_only":
+            return read_only
+        raise pickle.UnpicklingError(f"{module}.{name} is not a chart record")
+
+
+@cache
+def _loader_fingerprint() -> bytes:
+    """The code that reads chart data: the loader and the model it builds."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent.parent
+    for folder in (package / "load", package / "model"):
+        for source in sorted(folder.glob("*.py")):
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.digest()
 
 
 def _template_line(err: BaseException) -> int | None:

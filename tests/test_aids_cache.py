@@ -1,0 +1,102 @@
+"""The player aids' output is read chart by chart and kept: a warm build reads again only the
+charts whose output changed, gets the same records (with the same output lines) as a full read,
+and never runs what a planted cache file names."""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compiler.load import aids
+from compiler.load.aids import AIDS_CACHE, player_aids
+from compiler.load.game import load_game
+from compiler.model.common import Text
+from compiler.model.gamedata import GameData
+from tests.conftest import SOURCES
+
+GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
+
+
+def loaded(name: str) -> GameData:
+    data = load_game(SOURCES / name).game
+    assert data is not None
+    return data
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The first output line of every text read by the loader since the last clear."""
+    seen: list[int] = []
+    real = aids._read
+
+    def spy(path: Path, rendered: str) -> tuple[object, ...]:
+        seen.append(rendered.count("\n"))
+        return real(path, rendered)
+
+    monkeypatch.setattr(aids, "_read", spy)
+    return seen
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_cached_read_equals_a_full_read(name: str, tmp_path: Path, reads: list[int]) -> None:
+    game = loaded(name)
+    whole, findings = player_aids(game)
+    assert not findings and whole
+    first, _ = player_aids(game, tmp_path)
+    reads.clear()
+    again, _ = player_aids(game, tmp_path)
+    assert first == whole and again == whole
+    assert [c.loc for c in again] == [c.loc for c in whole]  # lines of the output kept
+    assert reads == []  # nothing read the second time
+
+
+def test_one_changed_chart_is_read_again(tmp_path: Path, reads: list[int]) -> None:
+    game = loaded("napoleon")
+    player_aids(game, tmp_path)
+    unit = replace(game.units[0], name=Text("Renamed", "改名"))
+    changed = replace(game, units=(unit, *game.units[1:]))
+    reads.clear()
+    charts, _ = player_aids(changed, tmp_path)
+    assert charts == player_aids(changed)[0]
+    assert 0 < len(reads) < len(charts)
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        b"not marshal",
+        marshal.dumps([1, 2]),
+        "planted-os-system",
+    ],
+)
+def test_a_damaged_or_planted_cache_is_read_afresh(
+    planted: bytes | str, tmp_path: Path, reads: list[int]
+) -> None:
+    game = loaded("napoleon")
+    player_aids(game, tmp_path)
+    stored = tmp_path / AIDS_CACHE
+    if isinstance(planted, str):  # every kept chart replaced by a pickle that calls os.system
+        evil = pickle.dumps(Evil(tmp_path / "ran"), protocol=pickle.HIGHEST_PROTOCOL)
+        kept = marshal.loads(stored.read_bytes())
+        stored.write_bytes(marshal.dumps(dict.fromkeys(kept, evil)))
+    else:
+        stored.write_bytes(planted)
+    reads.clear()
+    charts, findings = player_aids(game, tmp_path)
+    assert not findings and charts == player_aids(game)[0]
+    assert reads  # read again, nothing run
+    assert not (tmp_path / "ran").exists()
+
+
+class Evil:
+    def __init__(self, mark: Path) -> None:
+        self.mark = mark
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return os.system, (f"touch '{self.mark}'",)
