@@ -6,9 +6,12 @@ and the PDFs carry no dates or random ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from compiler.backends.files import write_atomically
+from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.faces import (
     block_face,
@@ -32,8 +35,27 @@ def is_block(game: GameData, unit: Unit) -> bool:
     return unit_type is not None and unit_type.shape == "block"
 
 
+_PIECES: PerGame[dict[tuple[str, str], tuple[Piece, ...]]] = PerGame(dict)
+"""The pieces of the last game by kind and language: the face checks before the build and the
+sheets print the same pieces, listed once."""
+
+
+def _listed(
+    kind: str, game: GameData, lang: str, make: Callable[[], tuple[Piece, ...]]
+) -> tuple[Piece, ...]:
+    memo = _PIECES.of(game)
+    found = memo.get((kind, lang))
+    if found is None:
+        found = memo[(kind, lang)] = make()
+    return found
+
+
 def counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     """Unit counters (not blocks), then markers, each with front and back."""
+    return _listed("counters", game, lang, partial(_counter_pieces, game, lang))
+
+
+def _counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     units = tuple(
         Piece(
             u.id,
@@ -65,6 +87,10 @@ def _marker_name(name: str, value: object) -> str:
 
 def block_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     """One label per block (blocks have one labelled face)."""
+    return _listed("blocks", game, lang, partial(_block_pieces, game, lang))
+
+
+def _block_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     return tuple(
         Piece(u.id, u.name.get(lang), block_face(game, u, lang), None, u.copies)
         for u in game.units
@@ -74,6 +100,10 @@ def block_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
 
 def card_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     """Every card with its deck's back."""
+    return _listed("cards", game, lang, partial(_card_pieces, game, lang))
+
+
+def _card_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     pieces = []
     for card in game.cards:
         deck = game.deck(card.deck)
