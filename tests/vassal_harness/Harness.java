@@ -4,7 +4,7 @@
  * its player window.
  *
  *   java -cp Vengine.jar:<Debian jars>:<classes> Harness MODULE.vmod [--prop NAME]...
- *        [--screenshot PNG] [--save-dir DIR [--moves]] [--starts N]
+ *        [--screenshot PNG] [--save-dir DIR [--moves]] [--starts N] [--setups N]
  *
  * Checks:
  *  (a) every PieceSlot (tray, at-start stack, deck) and every PrototypeDefinition decodes
@@ -19,6 +19,7 @@
  *      the EDT work the start queued (Startup Global Key Commands, e.g. dealing hands);
  *      with --starts N each setup is started N times, and starts 2..N are read into
  *      "restarts" (each {"gameStarted", "pieces"}), e.g. to see two starts deal differently;
+ *      with --setups N only the first N setups are started (the rest are not in "setups");
  *  (d) every WARN/ERROR logged through slf4j/logback (this is where ErrorDialog.dataWarning,
  *      "Bad Data in Module", ends up), every bug report (ErrorDialog.bug) and every dialog
  *      window opened is reported in "warnings";
@@ -44,7 +45,17 @@
  *      "undoable"}, {"action": "flip", "id", "name", "map", "location", "key", "layer",
  *      "levelBefore", "levelAfter", "undoable"}, {"action": "rotate", ..., "key",
  *      "angleBefore", "angleAfter", "undoable"}), "afterMoves" (every piece read back again, as
- *      in "pieces") and "movedSave" (DIR/<n>-moved.vsav, saved the same way).
+ *      in "pieces") and "movedSave" (DIR/<n>-moved.vsav, saved the same way);
+ *  (g) every button a player sees on the toolbars is read back from the running player window:
+ *      the module toolbar (GameModule.getToolBar(), "toolbar": "module") and each map's own
+ *      toolbar (Map.getToolBar(), "toolbar": the map name), walked through nested panels.
+ *      "toolbar" in the report lists them as the module was opened, "toolbarInGame" (null
+ *      without a setup) once the first setup has started. Each button: toolbar, text, tooltip,
+ *      icon (whether it has one), visible (it and its panels up to the toolbar), the component
+ *      it belongs to ("component": class name, "componentName": its configure name, "field":
+ *      the component's field that holds it or its panel), and for a LaunchButton
+ *      "textAttribute", the buildFile attribute that sets its text (e.g. DiceButton "text",
+ *      Map "buttonName", TurnTracker "buttonText").
  *
  * Exit status: 0 = clean; 1 = the module has problems (decodeErrors, imageErrors, warnings);
  * 2 = the harness hit a Java exception (the JSON then has "exception"); 3 = bad usage.
@@ -712,6 +723,8 @@ public final class Harness {
 
   /** --starts N: each setup is started N times; starts 2..N are read into "restarts". */
   private static int starts = 1;
+  /** --setups N: start only the first N setups (-1: all). */
+  private static int maxSetups = -1;
 
   private static List<Map<String, Object>> runSetups(GameModule gm, List<String> props)
       throws Exception {
@@ -728,6 +741,10 @@ public final class Harness {
       if (setup.isMenu() || (setup.isUseFile() && setup.getFileName() == null)) {
         continue;
       }
+      if (maxSetups >= 0 && out.size() >= maxSetups) {
+        notes.add("only the first " + maxSetups + " setup(s) started (--setups)");
+        break;
+      }
       final String name = setup.getConfigureName();
       final Map<String, Object> rec = new LinkedHashMap<>();
       rec.put("name", name);
@@ -738,6 +755,9 @@ public final class Harness {
 
       startSetup(gm, setup);
       rec.put("gameStarted", onEdt(gs::isGameStarted));
+      if (toolbarInGame == null) {
+        toolbarInGame = onEdt(() -> toolbarButtons(gm));
+      }
       rec.put("pieces", onEdt(() -> piecesOnMaps(props)));
       if (saveDir != null) {
         saveAndMove(gm, out.size() + 1, rec, props);
@@ -766,6 +786,140 @@ public final class Harness {
     });
     return out;
   }
+
+  // ---------------------------------------------------------------- (g) toolbar buttons
+
+  /** A component and the name of its field that holds a button (or the panel it sits in). */
+  private static final class Owner {
+    final Object component;
+    final String field;
+
+    Owner(Object component, String field) {
+      this.component = component;
+      this.field = field;
+    }
+  }
+
+  /**
+   * Button -> the module component it belongs to: every field of a VASSAL component (declared
+   * in VASSAL's own classes) that holds a button, or a panel with buttons in it (TurnTracker's
+   * launch widget). A button held directly wins over one found inside a panel.
+   */
+  private static Map<AbstractButton, Owner> buttonOwners(GameModule gm) {
+    final Map<AbstractButton, Owner> direct = new java.util.IdentityHashMap<>();
+    final Map<AbstractButton, Owner> nested = new java.util.IdentityHashMap<>();
+    final List<Object> components = new ArrayList<>();
+    components.add(gm);
+    components.addAll(gm.getAllDescendantComponentsOf(VASSAL.build.Buildable.class));
+    for (final Object c : components) {
+      for (Class<?> k = c.getClass(); k != null && k.getName().startsWith("VASSAL.");
+           k = k.getSuperclass()) {
+        for (final java.lang.reflect.Field f : k.getDeclaredFields()) {
+          if (java.lang.reflect.Modifier.isStatic(f.getModifiers())
+              || !Container.class.isAssignableFrom(f.getType())) {
+            continue;
+          }
+          final Object value;
+          try {
+            f.setAccessible(true);
+            value = f.get(c);
+          }
+          catch (ReflectiveOperationException | RuntimeException e) {
+            continue;
+          }
+          final Owner owner = new Owner(c, f.getName());
+          if (value instanceof AbstractButton) {
+            direct.putIfAbsent((AbstractButton) value, owner);
+          }
+          else if (value instanceof Container && !(value instanceof javax.swing.JToolBar)
+              && !(value instanceof Window)) {
+            final List<AbstractButton> inside = new ArrayList<>();
+            buttonsIn((Container) value, inside);
+            for (final AbstractButton b : inside) {
+              nested.putIfAbsent(b, owner);
+            }
+          }
+        }
+      }
+    }
+    nested.putAll(direct);
+    return nested;
+  }
+
+  /** Every button inside a container, depth first (a button's own children are not walked). */
+  private static void buttonsIn(Container parent, List<AbstractButton> out) {
+    buttonsIn(parent, out, java.util.Set.of());
+  }
+
+  /** The same, but not inside the containers of {@code skip}. */
+  private static void buttonsIn(Container parent, List<AbstractButton> out,
+                                java.util.Set<Container> skip) {
+    for (final Component child : parent.getComponents()) {
+      if (child instanceof AbstractButton) {
+        out.add((AbstractButton) child);
+      }
+      else if (child instanceof Container && !skip.contains(child)) {
+        buttonsIn((Container) child, out, skip);
+      }
+    }
+  }
+
+  /** Whether a button and each of its parents up to (not including) the toolbar are visible. */
+  private static boolean visibleIn(Component c, Container toolbar) {
+    for (Component cur = c; cur != null && cur != toolbar; cur = cur.getParent()) {
+      if (!cur.isVisible()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** (g): every button of the module toolbar and of each map's toolbar, as a player sees it. */
+  private static List<Map<String, Object>> toolbarButtons(GameModule gm) {
+    final Map<AbstractButton, Owner> owners = buttonOwners(gm);
+    final Map<Container, String> toolbars = new LinkedHashMap<>();
+    toolbars.put(gm.getToolBar(), "module");
+    for (final VASSAL.build.module.Map map : VASSAL.build.module.Map.getMapList()) {
+      if (map.getToolBar() != null) {
+        toolbars.putIfAbsent(map.getToolBar(), map.getMapName());
+      }
+    }
+    final Map<AbstractButton, Boolean> seen = new java.util.IdentityHashMap<>();
+    final List<Map<String, Object>> out = new ArrayList<>();
+    for (final Map.Entry<Container, String> e : toolbars.entrySet()) {
+      // a docked map's toolbar sits inside the module's: its buttons are listed as the map's
+      final java.util.Set<Container> others =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      others.addAll(toolbars.keySet());
+      others.remove(e.getKey());
+      final List<AbstractButton> buttons = new ArrayList<>();
+      buttonsIn(e.getKey(), buttons, others);
+      for (final AbstractButton b : buttons) {
+        if (seen.put(b, Boolean.TRUE) != null) {
+          continue;
+        }
+        final Map<String, Object> r = new LinkedHashMap<>();
+        r.put("toolbar", e.getValue());
+        r.put("text", b.getText());
+        r.put("tooltip", b.getToolTipText());
+        r.put("icon", b.getIcon() != null);
+        r.put("visible", visibleIn(b, e.getKey()));
+        r.put("class", b.getClass().getName());
+        final Owner owner = owners.get(b);
+        r.put("component", owner == null ? null : owner.component.getClass().getName());
+        r.put("componentName", owner != null && owner.component instanceof VASSAL.build.Configurable
+          ? ((VASSAL.build.Configurable) owner.component).getConfigureName() : null);
+        r.put("field", owner == null ? null : owner.field);
+        r.put("textAttribute", b instanceof VASSAL.tools.LaunchButton
+          ? ((VASSAL.tools.LaunchButton) b).getNameAttribute() : null);
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  /** The toolbars read during the first started game ((g), "toolbarInGame"). */
+  private static List<Map<String, Object>> toolbarInGame = null;
 
   // ---------------------------------------------------------------- (e) saves and moves
 
@@ -1144,6 +1298,9 @@ public final class Harness {
       else if ("--starts".equals(args[i]) && i + 1 < args.length) {
         starts = Integer.parseInt(args[++i]);
       }
+      else if ("--setups".equals(args[i]) && i + 1 < args.length) {
+        maxSetups = Integer.parseInt(args[++i]);
+      }
       else if (vmodPath == null) {
         vmodPath = args[i];
       }
@@ -1154,7 +1311,7 @@ public final class Harness {
     }
     if (vmodPath == null) {
       System.err.println("usage: Harness MODULE.vmod [--prop NAME]... [--screenshot PNG]"
-        + " [--save-dir DIR [--moves]] [--starts N]");
+        + " [--save-dir DIR [--moves]] [--starts N] [--setups N]");
       System.exit(3);
     }
 
@@ -1244,6 +1401,7 @@ public final class Harness {
         });
       }
 
+      report.put("toolbar", onEdt(() -> toolbarButtons(gm)));
       final int[] counts = onEdt(() -> decodeAll(gm));
       report.put("pieceSlots", counts[0]);
       report.put("prototypes", counts[1]);
@@ -1276,6 +1434,7 @@ public final class Harness {
         report.put("notes", new ArrayList<>(notes));
       }
       report.put("setups", setups);
+      report.put("toolbarInGame", toolbarInGame);
       report.put("images", new ArrayList<>(imageRefs.keySet()));
       report.put("seconds", (System.currentTimeMillis() - t0) / 1000.0);
       final boolean ok = decodeErrors.isEmpty() && imageErrors.isEmpty() && warnings.isEmpty();

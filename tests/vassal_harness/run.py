@@ -13,7 +13,14 @@ The report is the JSON document Harness.java prints (see the comment at its top)
 version, pieceSlots, prototypes, decodeErrors, imageErrors, warnings, dialogs, notes, setups
 (name, file, pieces: id, name, map, location, board, x, y, props; deck and faceDown for a card
 in a deck; hand, obscuredToOthers and obscuredToMe for a piece in a PlayerHand), images, ok.
-With ``starts`` (``--starts N``) each setup is started N times and also has ``restarts``.
+With ``starts`` (``--starts N``) each setup is started N times and also has ``restarts``;
+with ``setups`` (``--setups N``) only the first N setups are started.
+
+``toolbar`` lists every button of the module toolbar and of each map's toolbar as the module
+opened, ``toolbarInGame`` the same once the first setup started (None without one): toolbar
+("module" or the map name), text, tooltip, icon, visible, class, component and componentName
+(the module component it belongs to), field and, for VASSAL's LaunchButton, textAttribute (the
+buildFile attribute that sets its text).
 
 With ``save_dir`` (``--save-dir DIR``) each setup also has ``save``: the absolute path of
 ``DIR/<n>.vsav`` (n = 1-based index in ``setups``), written by VASSAL's GameState.saveGame
@@ -225,6 +232,7 @@ def run_harness(
     save_dir: Path | None = None,
     moves: bool = False,
     starts: int = 1,
+    setups: int | None = None,
 ) -> dict[str, object]:
     """Load ``vmod`` in VASSAL 3.6 and return the harness report (see the module doc).
 
@@ -233,7 +241,8 @@ def run_harness(
     ``save_dir/<n>.vsav``; with ``moves`` too, a piece is then moved, flipped and rotated through
     VASSAL's commands and the game saved again to ``save_dir/<n>-moved.vsav``. With
     ``starts`` > 1 every setup is started that many times, starts 2.. read into its
-    ``restarts`` (each ``gameStarted`` and ``pieces``). Problems of
+    ``restarts`` (each ``gameStarted`` and ``pieces``). With ``setups``, only the first
+    ``setups`` predefined setups are started. Problems of
     the module (decode/image errors, warnings, dialogs) come back in the report with
     ``ok == False``; a Java exception, a timeout or bad output raises HarnessError.
     """
@@ -254,6 +263,8 @@ def run_harness(
         raise ValueError("moves=True needs save_dir")
     if starts > 1:
         args += ["--starts", str(starts)]
+    if setups is not None:
+        args += ["--setups", str(setups)]
     with tempfile.TemporaryDirectory(prefix="vassal-home-") as home, display() as disp:
         env = dict(os.environ, DISPLAY=disp)
         if save_dir is not None:
@@ -318,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--starts", type=int, default=1, help="start every setup N times (restarts: 2..N)"
     )
+    parser.add_argument("--setups", type=int, help="start only the first N setups")
     args = parser.parse_args(argv)
     if args.moves and args.save_dir is None:
         parser.error("--moves needs --save-dir")
@@ -329,6 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         save_dir=args.save_dir,
         moves=args.moves,
         starts=args.starts,
+        setups=args.setups,
     )
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     return 0 if report.get("ok") else 1

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -15,6 +17,7 @@ from compiler.backends.vassal.geometry import HexBlock, MapLayout
 from compiler.backends.vassal.turns import add_turn_trackers
 from compiler.backends.vassal.xml import BOARD, GRID, MAP, MODULE, WIDGET, map_element, node
 from compiler.model.cards import Card, Deck
+from compiler.model.game import Die
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
 from compiler.model.scenarios import PlayerDecks
@@ -22,6 +25,10 @@ from compiler.model.units import Unit
 
 VASSAL_VERSION = "3.6.0"
 PIECE_SIZE = 64
+TRAYS_LABEL = "Counters"
+"""The counter trays' toolbar button (PieceWindow)."""
+CHARTS_LABEL = "Charts"
+"""The charts window's toolbar button (ChartWindow)."""
 
 
 @dataclass
@@ -162,7 +169,14 @@ def build_file(plan: ModulePlan) -> etree._Element:
 def _charts(root: etree._Element, plan: ModulePlan) -> None:
     """The charts window: one tab per chart of the game."""
     window = node(
-        root, MODULE + "ChartWindow", name="Charts", hotkey="", description="Charts and tables"
+        root,
+        MODULE + "ChartWindow",
+        name=CHARTS_LABEL,
+        text_=CHARTS_LABEL,  # the button's text: without it VASSAL shows "Chart Window Menu"
+        tooltip="Charts and tables",
+        icon="",
+        hotkey="",
+        description="Charts and tables",
     )
     if plan.charts:
         tabs = node(window, WIDGET + "TabWidget", entryName="Charts")
@@ -190,8 +204,8 @@ def _trays(root: etree._Element, plan: ModulePlan) -> None:
     window = node(
         root,
         MODULE + "PieceWindow",
-        name="Counters",
-        text="Counters",
+        name=TRAYS_LABEL,
+        text_=TRAYS_LABEL,  # the button's text (`text=` would be the element's text)
         tooltip="Counter trays",
         hotkey="67,520",
         icon="",
@@ -735,15 +749,34 @@ def _reinforcement_map(root: etree._Element, plan: ModulePlan) -> None:
         _zone(zoned, box.id, box.path())
 
 
+def dice_notation(die: Die) -> str:
+    """What a dice button rolls, e.g. `4d6`."""
+    return f"{die.count}d{die.faces}"
+
+
+def dice_labels(dice: Sequence[Die]) -> list[str]:
+    """Each dice button's text, in order: the die's name, else what it rolls (`2d6`); a label
+    two buttons would share gets what it rolls added, then the die's id."""
+    labels = [die.name.en or dice_notation(die) for die in dice]
+    for widen in (dice_notation, lambda die: die.id):
+        counts = Counter(labels)
+        labels = [
+            f"{label} ({widen(die)})" if counts[label] > 1 and widen(die) not in label else label
+            for label, die in zip(labels, dice, strict=True)
+        ]
+    return labels
+
+
 def _dice(root: etree._Element, plan: ModulePlan) -> None:
-    for die in plan.game.game.dice:
-        label = die.name.en or die.id
+    dice = plan.game.game.dice
+    for die, label in zip(dice, dice_labels(dice), strict=True):
+        rolls = dice_notation(die)
         node(
             root,
             MODULE + "DiceButton",
             name=label,
-            text=label,
-            tooltip=f"Roll {label}",
+            text_=label,  # the button's text: without it VASSAL shows "2d6" whatever it rolls
+            tooltip=f"Roll {rolls}" if label == rolls else f"{label}: roll {rolls}",
             icon="",
             hotkey="",
             nDice=str(die.count),
