@@ -87,7 +87,8 @@ def test_a_changed_chart_is_drawn_again(mini: Path, tmp_path: Path, drawn: list[
 
 
 def test_a_page_size_is_part_of_the_key(mini: Path, tmp_path: Path, drawn: list[str]) -> None:
-    """Pages cached for one paper size are not used for another."""
+    """Printed charts cached for one paper size are not used for another (the module's PNGs
+    do not depend on the paper: they come from the cache)."""
     loaded = load_game(mini).game
     assert loaded is not None
     cache = tmp_path / "cache" / "charts.pack"
@@ -97,6 +98,8 @@ def test_a_page_size_is_part_of_the_key(mini: Path, tmp_path: Path, drawn: list[
     render_charts(with_aids(loaded)[0], a4, RenderCache(cache))
     drawn.clear()
     data = with_aids(loaded)[0]
-    pdf, _pngs = render_charts(data, letter, RenderCache(cache))
-    assert len(drawn) == 5
+    pack = RenderCache(cache)
+    pdf, _pngs = render_charts(data, letter, pack)
+    assert drawn == []
+    assert pack.misses == 5 + 1  # each chart's printed parts, and the PDF
     assert pdf == charts_build._pdf(data, letter)

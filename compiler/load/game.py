@@ -36,6 +36,7 @@ LIST_SECTIONS = (
     "decks",
     "cards",
     "charts",
+    "aid_cards",
     "constraints",
 )
 
@@ -255,6 +256,7 @@ def _duplicate_ids(merged: dict[str, Any]) -> list[Finding]:
         "deck": merged["decks"],
         "card": merged["cards"],
         "chart": merged["charts"],
+        "aid card": merged["aid_cards"],
         "layout": merged["layouts"],
         "constraint": merged["constraints"],
     }

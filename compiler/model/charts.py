@@ -53,3 +53,22 @@ class Chart(Node):
     columns: tuple[Column, ...] = field(metadata=doc("Columns."))
     rows: tuple[Row, ...] = field(metadata=doc("Rows."))
     notes: tuple[Text, ...] = field(default=(), metadata=doc("Footnotes."))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AidCard(Node):
+    """A player-aid card under `aid_cards:`: charts printed together on one page of
+    `charts.pdf` under the card's title (a combat card: the combat results, the terrain
+    effects and the modifiers). Cards come first in `charts.pdf`, in the order they are
+    listed, each on a page of its own (landscape when one of its charts is wide, drawn smaller,
+    down to 60 %, when it would not fit); the charts no card names follow, then the derived
+    player aids."""
+
+    id: str = field(metadata=doc("Card id.", example="combat-card"))
+    name: Text = field(metadata=doc("Card title, printed at the top of its page."))
+    charts: tuple[str, ...] = field(
+        metadata=doc(
+            "Ids of the charts on the card (from `charts:`), in the order they are printed.",
+            example="[combat-results, terrain-effects, combat-modifiers]",
+        )
+    )

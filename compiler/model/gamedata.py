@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from compiler.diagnostics import Location
 from compiler.model.cards import Card, Deck
-from compiler.model.charts import Chart
+from compiler.model.charts import AidCard, Chart
 from compiler.model.common import Number, Text
 from compiler.model.constraints import Constraint
 from compiler.model.game import Game, Title
@@ -52,6 +52,8 @@ class GameData:
     charts: tuple[Chart, ...]
     constraints: tuple[Constraint, ...]
     layouts: tuple[Layout, ...] = ()
+    aid_cards: tuple[AidCard, ...] = ()
+    """Player-aid cards: charts printed together on one page."""
     aids: tuple[Chart, ...] = ()
     """Player aids derived from the data by the player-aids template (compiler.load.aids);
     filled in by `with_aids` before the back ends run."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler.model.cards import Card, Deck
-from compiler.model.charts import Chart
+from compiler.model.charts import AidCard, Chart
 from compiler.model.common import Node, doc
 from compiler.model.constraints import Constraint
 from compiler.model.game import Game
@@ -49,6 +49,10 @@ class SourceFile(Node):
     decks: tuple[Deck, ...] = field(default=(), metadata=doc("Decks of cards."))
     cards: tuple[Card, ...] = field(default=(), metadata=doc("Cards, each in the deck it names."))
     charts: tuple[Chart, ...] = field(default=(), metadata=doc("Charts and tables."))
+    aid_cards: tuple[AidCard, ...] = field(
+        default=(),
+        metadata=doc("Player-aid cards: charts printed together on one page of charts.pdf."),
+    )
     layouts: tuple[Layout, ...] = field(
         default=(),
         metadata=doc(

@@ -56,6 +56,7 @@ class Refs:
             "scenario": {s.id for s in game.scenarios},
             "marker set": {m.id for m in game.marker_sets},
             "layout": {lay.id for lay in game.layouts},
+            "chart": {c.id for c in game.charts},
         }
         return cls(tables, [])
 
@@ -104,6 +105,8 @@ def _game_refs(game: GameData, refs: Refs) -> None:
         for row in chart.rows:
             refs.check("terrain", row, "terrain", row.terrain)
             refs.check_all("unit", row, "pieces", [p.partition(":")[0] for p in row.pieces])
+    for aid_card in game.aid_cards:
+        refs.check_all("chart", aid_card, "charts", aid_card.charts)
 
 
 def _map_refs(game: GameData, refs: Refs) -> None:

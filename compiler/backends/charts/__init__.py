@@ -1,1 +1,2 @@
-"""Charts back end: the game's tables as PDF pages and as PNGs for the module's charts window."""
+"""Charts back end: the game's tables packed onto the pages of charts.pdf (aid cards, landscape
+pages for wide tables) and as PNGs for the module's charts window."""

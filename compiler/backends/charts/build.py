@@ -1,4 +1,5 @@
-"""charts.pdf (one chart per page, vector, fonts embedded) and the charts' PNGs for the module."""
+"""charts.pdf (the charts packed onto pages, vector, fonts embedded) and the charts' PNGs for
+the module."""
 
 from __future__ import annotations
 
@@ -12,13 +13,20 @@ from compiler.backends.art.display import Drawing
 from compiler.backends.art.identity import unit_identity
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize, warm_glyphs
+from compiler.backends.charts.pages import HEADING, MARGIN
+from compiler.backends.charts.printed import (
+    WIDE,
+    charts_document,
+    decode_parts,
+    parts_entry,
+    printed,
+    printed_parts,
+)
 from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
-from compiler.backends.pdf.content import Canvas, draw
-from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
 from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
-from compiler.backends.sheets.options import MM, SheetOptions
+from compiler.backends.sheets.options import SheetOptions
 from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
@@ -27,25 +35,24 @@ PNG_WIDTH = 900
 CHART_SUPERSAMPLE = 1
 """Charts are straight rules and text: drawn at the final size (no visible difference from
 supersampling; counter images on them are still supersampled, see raster.INSET_SUPERSAMPLE)."""
-MARGIN_MM = 15.0
-
-
 MAX_ROWS = 38
-"""Rows per page; longer tables continue on the next page."""
+"""Rows per chart in the module's charts window; longer tables continue in the next tab
+(charts.pdf splits a table by height where it is printed)."""
 MAX_ROWS_WITH_PIECES = 22
 """Rows with counter images are taller."""
 
 
 def all_charts(game: GameData, lang: str) -> list[Chart]:
-    """The game's own tables, then the player aids derived from its data (model `aids`, made
-    by the player-aids template), long ones split into pages. `lang` names the language the
-    charts will be shown in (chart records hold both)."""
+    """The module's charts: the game's own tables, then the player aids derived from its data
+    (model `aids`, made by the player-aids template), long ones split into tabs. `lang` names
+    the language the charts will be shown in (chart records hold both). charts.pdf prints
+    them by `printed.printed`."""
     del lang
     return [*game.charts, *(page for chart in game.aids for page in paged(chart))]
 
 
 def paged(chart: Chart) -> list[Chart]:
-    """A long table split into pages, "(2/3)" added to the title."""
+    """A long table split into tabs of the module's charts window, "(2/3)" added to the title."""
     per_page = MAX_ROWS_WITH_PIECES if any(r.pieces for r in chart.rows) else MAX_ROWS
     count = max(1, -(-len(chart.rows) // per_page))
     pages = []
@@ -61,7 +68,7 @@ _DRAWINGS: PerGame[dict[tuple[str, str], Drawing]] = PerGame(dict)
 
 
 def drawing_of(game: GameData, chart: Chart, lang: str) -> Drawing:
-    """A chart's drawing, made once per game being built for both charts.pdf and the module
+    """A chart's drawing for the module's charts window, made once per game being built
     (chart ids are unique within a game, derived ones included)."""
     memo = _DRAWINGS.of(game)
     if (chart.id, lang) not in memo:
@@ -75,11 +82,11 @@ _RENDERED: PerGame[dict[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]]] = 
 def render_charts(
     game: GameData, options: SheetOptions, cache: RenderCache | None = None
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
-    """charts.pdf and the module's chart PNGs together, each chart's page and PNG one job on
-    every core. With a `cache`, a chart drawn before is not drawn again (its page and PNG come
-    from the cache, the PDF is put together from the pages), and an unchanged set of charts
-    reuses the PDF. Remembered for the game
-    being built; `charts_pdf` and `chart_pngs` use the result when there is one."""
+    """charts.pdf and the module's chart PNGs together, each chart's printed parts and each
+    PNG one job on every core. With a `cache`, a chart drawn before is not drawn again (its
+    parts and PNG come from the cache, the PDF is packed from the parts), and an unchanged set
+    of charts reuses the PDF. Remembered for the game being built; `charts_pdf` and
+    `chart_pngs` use the result when there is one."""
     memo = _RENDERED.of(game)
     if options not in memo:
         memo[options] = _render(game, options, cache or RenderCache(None))
@@ -115,43 +122,47 @@ def chart_key(game: GameData, chart: Chart, lang: str) -> str:
 def _render(
     game: GameData, options: SheetOptions, cache: RenderCache
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
-    """Each chart's page and PNG are one cache entry under the chart's own key (with the page
-    size and the PNG width): a warm build draws only the charts whose key changed and puts
-    charts.pdf together from the pages, the same bytes a cold build writes."""
+    """Each module chart's PNG and each printed chart's parts are cache entries under the
+    chart's own key (with the PNG width, or the page size): a warm build draws only the charts
+    whose key changed and puts charts.pdf together from the parts, the same bytes a cold build
+    writes; an unchanged set of charts reuses the PDF."""
     lang = options.lang
     charts = all_charts(game, lang)
-    keys = [chart_key(game, chart, lang) for chart in charts]
-    look = cache_key("chart-look", options.page_pt, MARGIN_MM, PNG_WIDTH, CHART_SUPERSAMPLE)
-    entry_keys = [digest_key("chart-page-png", look, key) for key in keys]
-    pdf_key = cache_key("charts-pdf", options, game.game.title, keys)
-    entries: list[bytes | None] = [cache.get(key) for key in entry_keys]
+    png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
+    png_keys = [digest_key("chart-png", png_look, chart_key(game, c, lang)) for c in charts]
+    groups = printed(game)
+    shown = {chart.id: chart for _heading, group in groups for chart in group}
+    page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
+    part_keys = {
+        ident: digest_key("chart-parts", page_look, chart_key(game, chart, lang))
+        for ident, chart in shown.items()
+    }
+    layout = [(heading, [part_keys[c.id] for c in group]) for heading, group in groups]
+    pdf_key = cache_key("charts-pdf", options, game.game.title, layout)
     pdf = cache.get(pdf_key)
-    todo = [index for index, entry in enumerate(entries) if entry is None]
-    drawings = {i: drawing_of(game, charts[i], lang) for i in todo}
+    pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
+    parts: dict[str, bytes | None] = {i: cache.get(key) for i, key in part_keys.items()}
+    todo_pngs = [index for index, png in enumerate(pngs) if png is None]
+    todo_parts = [i for i, entry in parts.items() if entry is None] if pdf is None else []
+    drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
-    jobs = [partial(_page_and_png, drawings[i], options.page_pt) for i in todo]
-    for index, made in zip(todo, parallel_map(jobs, minimum=4), strict=True):
-        entries[index] = made
-        cache.put(entry_keys[index], made)
-    pages: list[Content] = []
-    pngs: list[bytes] = []
-    for entry in entries:
-        assert entry is not None
-        page, (png, *_rest) = decode_content(entry)
-        assert isinstance(png, bytes)
-        pages.append(page)
-        pngs.append(png)
+    jobs = [partial(_png, drawings[i]) for i in todo_pngs] + [
+        partial(parts_entry, game, shown[i], lang, options.page_pt) for i in todo_parts
+    ]
+    made = parallel_map(jobs, minimum=4)
+    for index, png in zip(todo_pngs, made[: len(todo_pngs)], strict=True):
+        pngs[index] = png
+        cache.put(png_keys[index], png)
+    for ident, entry in zip(todo_parts, made[len(todo_pngs) :], strict=True):
+        parts[ident] = entry
+        cache.put(part_keys[ident], entry)
     if pdf is None:
-        pdf = _document(game, options, pages)
+        decoded = {i: decode_parts(entry) for i, entry in parts.items() if entry is not None}
+        pdf = charts_document(game, options, groups, decoded)
         cache.put(pdf_key, pdf)
     cache.save()
-    return pdf, [(c.name.get(lang), png) for c, png in zip(charts, pngs, strict=True)]
-
-
-def _page_and_png(drawing: Drawing, page_pt: tuple[float, float]) -> bytes:
-    """A chart's page content and its PNG, as one cache entry (see decode_content)."""
-    return encode_content(_page(drawing, page_pt), _png(drawing))
+    return pdf, [(c.name.get(lang), png or b"") for c, png in zip(charts, pngs, strict=True)]
 
 
 def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:
@@ -161,7 +172,7 @@ def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]
 
 
 def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
-    """Every chart on its own page, scaled to the page's width (or height) between margins."""
+    """The charts packed onto pages (see compiler.backends.charts.pages)."""
     made = (_RENDERED.peek(game) or {}).get(options)
     if made is not None:
         return made[0]
@@ -169,32 +180,13 @@ def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
 
 
 def _pdf(game: GameData, options: SheetOptions) -> bytes:
-    pages = [
-        _page(drawing_of(game, chart, options.lang), options.page_pt)
-        for chart in all_charts(game, options.lang)
-    ]
-    return _document(game, options, pages)
-
-
-def _page(drawing: Drawing, page_pt: tuple[float, float]) -> Content:
-    """A chart's page: the drawing scaled to the page's width (or height) between margins."""
-    page_w, page_h = page_pt
-    margin = MARGIN_MM * MM
-    room_w, room_h = page_w - 2 * margin, page_h - 2 * margin
-    height = min(room_h, room_w / drawing.width)
-    canvas = Canvas()
-    draw(canvas, drawing, margin, page_h - margin - height, height)
-    return canvas.content()
-
-
-def _document(game: GameData, options: SheetOptions, pages: list[Content]) -> bytes:
-    """charts.pdf from its pages' contents, in order (deterministic: the same pages give the
-    same bytes, drawn now or read from the cache)."""
-    pdf = PdfDocument()
-    for page in pages:
-        pdf.add_page(options.page_pt, page)
-    title = f"{game.game.title.get(options.lang)} — charts"
-    return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
+    groups = printed(game)
+    shown = {chart.id: chart for _heading, group in groups for chart in group}
+    parts = {
+        ident: printed_parts(game, chart, options.lang, options.page_pt)
+        for ident, chart in shown.items()
+    }
+    return charts_document(game, options, groups, parts)
 
 
 def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path | None:

@@ -147,8 +147,33 @@ def _pieces_height(count: int, width: float) -> float:
     return lines * (PIECE + PIECE_GAP) - PIECE_GAP + 2 * PAD if count else 0.0
 
 
-def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float = 515.0) -> Drawing:
-    """The chart `width` points wide; returned in drawing units (height 1.0)."""
+@dataclass
+class _Table:
+    """A chart laid out `width` points wide: its grid and what each row draws besides text."""
+
+    chart: Chart
+    lang: str
+    width: float
+    grid: _Grid
+    with_pieces: bool
+    swatch_room: float
+    terrain: dict[str, RGB]
+
+    @property
+    def total(self) -> float:
+        return sum(self.grid.widths)
+
+    def notes(self) -> list[str]:
+        """The footnotes' lines, wrapped to the table's width."""
+        measure = _measure(False, self.lang)
+        return [
+            line
+            for note in self.chart.notes
+            for line in wrap(note.get(self.lang), self.total, measure)  # type: ignore[arg-type]
+        ]
+
+
+def _table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
     header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
     body = [[row.label.get(lang)] + [cell_text(c, lang) for c in row.cells] for row in chart.rows]
     columns = len(header)
@@ -156,7 +181,7 @@ def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float =
     with_pieces = any(r.pieces for r in chart.rows)
     if with_pieces:
         rows = [rows[0] + [PIECES_HEADING.get(lang)]] + [r + [""] for r in rows[1:]]
-    terrain = {t.id: t for t in game.game.terrain}
+    terrain = {t.id: parse_colour(t.colour) or SHADE for t in game.game.terrain}
     swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
     grid = _layout(rows, width - swatch_room, lang, _pieces_width(chart) if with_pieces else 0)
     grid.widths[0] += swatch_room
@@ -164,54 +189,132 @@ def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float =
         for index, row in enumerate(chart.rows, start=1):
             needed = _pieces_height(len(row.pieces), grid.widths[-1])
             grid.heights[index] = max(grid.heights[index], needed)
+    return _Table(chart, lang, width, grid, with_pieces, swatch_room, terrain)
+
+
+def _row_ops(game: GameData, table: _Table, index: int, y: float) -> list[Op]:
+    """Grid row `index` (0 = the header) with its top at `y`."""
+    chart, lang, grid = table.chart, table.lang, table.grid
+    cells, height = grid.lines[index], grid.heights[index]
+    row = chart.rows[index - 1] if index else None
+    shaded = set(row.shaded) if row else set()
     ops: list[Op] = []
+    x = 0.0
+    for column, (lines, w) in enumerate(zip(cells, grid.widths, strict=True)):
+        fill = HEAD if index == 0 else (SHADE if column - 1 in shaded else None)
+        ops.append(Rect((x, y, x + w, y + height), fill=fill, outline=RULE, line_width=0.5))
+        left = x + PAD
+        if column == 0 and row is not None and row.terrain in table.terrain:
+            ops.append(_swatch(left, y + PAD + LINE / 2, table.terrain[row.terrain]))
+            left += table.swatch_room
+        if table.with_pieces and column == len(cells) - 1 and row is not None:
+            ops.extend(_piece_ops(game, row.pieces, (x, y, x + w, y + height), lang))
+        for number, line in enumerate(lines):
+            anchor: Anchor = "lm" if column == 0 else "mm"
+            tx = left if column == 0 else x + w / 2
+            y_line = y + PAD + LINE * (number + 0.5)
+            ops.append(Text(tx, y_line, line, FONT, index == 0, INK, anchor, lang))
+        x += w
+    return ops
+
+
+@dataclass(frozen=True)
+class Part:
+    """A chart, or the part of a long chart that goes on one page: its drawing and its size
+    in points (drawn 1:1 on the page)."""
+
+    drawing: Drawing
+    width: float
+    height: float
+
+
+def _part(
+    game: GameData, table: _Table, title: str, body: range, notes: bool, whole_title: bool
+) -> Part:
+    """The title, the header row, the rows `body` (0-based) and, with `notes`, the footnotes;
+    with `whole_title` the paper is at least as wide as the title (a part shown as a form on
+    a page is clipped to its paper)."""
+    ops: list[Op] = [Text(0.0, TITLE * 0.7, title, TITLE, True, INK, "lm", table.lang)]
     y = TITLE * 1.6
-    ops.append(Text(0.0, TITLE * 0.7, chart.name.get(lang), TITLE, True, INK, "lm", lang))
-    total = sum(grid.widths)
-    for index, (cells, height) in enumerate(zip(grid.lines, grid.heights, strict=True)):
-        shaded = set(chart.rows[index - 1].shaded) if index else set()
-        x = 0.0
-        for column, (lines, w) in enumerate(zip(cells, grid.widths, strict=True)):
-            fill = HEAD if index == 0 else (SHADE if column - 1 in shaded else None)
-            ops.append(Rect((x, y, x + w, y + height), fill=fill, outline=RULE, line_width=0.5))
-            left = x + PAD
-            if column == 0 and index and chart.rows[index - 1].terrain in terrain:
-                colour = parse_colour(terrain[chart.rows[index - 1].terrain].colour) or SHADE
-                ops.append(_swatch(left, y + PAD + LINE / 2, colour))
-                left += swatch_room
-            if with_pieces and column == len(cells) - 1 and index:
-                box = (x, y, x + w, y + height)
-                ops.extend(_piece_ops(game, chart.rows[index - 1].pieces, box, lang))
-            for number, line in enumerate(lines):
-                anchor: Anchor = "lm" if column == 0 else "mm"
-                tx = left if column == 0 else x + w / 2
-                ops.append(
-                    Text(
-                        tx,
-                        y + PAD + LINE * (number + 0.5),
-                        line,
-                        FONT,
-                        index == 0,
-                        INK,
-                        anchor,
-                        lang,
-                    )
-                )
-            x += w
-        y += height
+    for index in (0, *(i + 1 for i in body)):
+        ops.extend(_row_ops(game, table, index, y))
+        y += table.grid.heights[index]
+    total = table.total
     ops.append(Line(((0.0, y), (total, y)), RULE, 0.8))
-    for note in chart.notes:
-        for line in wrap(note.get(lang), total, _measure(False, lang)):  # type: ignore[arg-type]
-            y += LINE
-            ops.append(Text(0.0, y, line, FONT * 0.9, False, INK, "lm", lang))
+    for line in table.notes() if notes else []:
+        y += LINE
+        ops.append(Text(0.0, y, line, FONT * 0.9, False, INK, "lm", table.lang))
     height = y + PAD * 2
+    paper_width = max(total, table.width * 0.3)
+    if whole_title:
+        paper_width = max(paper_width, text_width(title, TITLE, True, table.lang) + PAD)
     # White paper first (an opaque image), then shapes, then text: table cells never overlap,
     # and the raster back end then needs a single supersampled layer instead of one per cell.
-    paper = Rect((0.0, 0.0, max(total, width * 0.3), y + PAD * 2), fill=PAPER)
+    paper = Rect((0.0, 0.0, paper_width, height), fill=PAPER)
     ordered = [paper, *(op for op in ops if not isinstance(op, Text))] + [
         op for op in ops if isinstance(op, Text)
     ]
-    return _scaled(ordered, max(total, width * 0.3), height)
+    return Part(_scaled(ordered, paper_width, height), paper_width, height)
+
+
+def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float = 515.0) -> Drawing:
+    """The chart `width` points wide; returned in drawing units (height 1.0)."""
+    table = _table(game, chart, lang, width)
+    return _part(game, table, chart.name.get(lang), range(len(chart.rows)), True, False).drawing
+
+
+def table_height(game: GameData, chart: Chart, lang: str, width: float) -> float:
+    """The whole chart's height in points when it is laid out `width` points wide."""
+    table = _table(game, chart, lang, width)
+    return TITLE * 1.6 + sum(table.grid.heights) + LINE * len(table.notes()) + PAD * 2
+
+
+CONTINUED = Label(" (continued)", "（続き）")
+
+
+def chart_parts(
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    width: float,
+    max_height: float,
+    first_height: float | None = None,
+) -> list[Part]:
+    """The chart `width` points wide as one part, or, when it is taller than `max_height`,
+    as parts no taller than that (the first no taller than `first_height` when given; a row
+    always goes somewhere), each with the title (" (continued)" after the first) and the
+    header row; the footnotes end the last part."""
+    table = _table(game, chart, lang, width)
+    heights = table.grid.heights
+    top = TITLE * 1.6 + heights[0]
+    tail = LINE * len(table.notes()) + PAD * 2
+    spans: list[range] = []
+    start, count = 0, len(chart.rows)
+    while True:
+        used, end = top, start
+        limit = first_height if first_height is not None and not spans else max_height
+        while end < count and used + heights[end + 1] + PAD * 2 <= limit:
+            used += heights[end + 1]
+            end += 1
+        end = max(end, min(start + 1, count))
+        if end == count and used + tail > limit and end - start > 1:
+            end -= 1  # the footnotes do not fit under the last rows: one row moves on
+        spans.append(range(start, end))
+        if end >= count:
+            break
+        start = end
+    title = chart.name.get(lang)
+    return [
+        _part(
+            game,
+            table,
+            title if number == 0 else title + CONTINUED.get(lang),
+            span,
+            number == len(spans) - 1,
+            True,
+        )
+        for number, span in enumerate(spans)
+    ]
 
 
 def _scaled(ops: list[Op], width: float, height: float) -> Drawing:

@@ -1,0 +1,171 @@
+"""charts.pdf as a document: which charts it prints in which order (aid cards first), each
+chart laid out for the page (landscape when wide) and split by height when long, and the
+parts placed on pages (compiler.backends.charts.pages) as forms."""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import math
+from collections.abc import Callable
+
+from compiler.backends.art.display import Drawing, Line
+from compiler.backends.art.display import Text as TextOp
+from compiler.backends.charts.pages import (
+    HEADING,
+    HEADING_ROOM,
+    MARGIN,
+    Box,
+    Group,
+    Placed,
+    paginate,
+    room,
+)
+from compiler.backends.charts.table import INK, RULE, chart_parts, table_height
+from compiler.backends.pdf.content import Canvas, draw, drawing_content
+from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
+from compiler.backends.pdf.syntax import name as pdf_name
+from compiler.backends.pdf.syntax import num
+from compiler.backends.sheets.options import SheetOptions
+from compiler.model.charts import Chart
+from compiler.model.common import Text
+from compiler.model.gamedata import GameData
+
+
+def printed(game: GameData) -> list[tuple[Text | None, tuple[Chart, ...]]]:
+    """What charts.pdf shows, in order: each aid card (its title and charts), then the game's
+    charts no card names, then the derived player aids, each chart whole (a long one is split
+    by height where it is printed, not by row count)."""
+    by_id = {chart.id: chart for chart in game.charts}
+    groups: list[tuple[Text | None, tuple[Chart, ...]]] = []
+    on_cards: set[str] = set()
+    for card in game.aid_cards:
+        charts = tuple(by_id[ref] for ref in card.charts if ref in by_id)  # others: findings
+        if charts:
+            groups.append((card.name, charts))
+            on_cards.update(chart.id for chart in charts)
+    groups.extend((None, (chart,)) for chart in game.charts if chart.id not in on_cards)
+    groups.extend((None, (chart,)) for chart in game.aids)
+    return groups
+
+
+WIDE = 1.25
+"""A table goes on a landscape page when laid out portrait it would be this much taller (its
+columns squeezed into many wrapped lines)."""
+
+Parts = tuple[bool, list[tuple[Content, float, float]]]
+"""Whether a chart goes landscape, and its parts: content (a form in points), width, height."""
+
+
+def parts_entry(
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    page_pt: tuple[float, float],
+    first: float | None = None,
+) -> bytes:
+    """A printed chart's parts as one cache entry: laid out between the margins of a portrait
+    page, or a landscape one when it is wide; split into page-high parts when it is long (the
+    first part no taller than `first` when given: it starts where a page has that room)."""
+    portrait, landscape = room(page_pt, False), room(page_pt, True)
+    wide = table_height(game, chart, lang, portrait[0]) > WIDE * table_height(
+        game, chart, lang, landscape[0]
+    )
+    width, height = landscape if wide else portrait
+    parts = chart_parts(game, chart, lang, width, height, first)
+    encoded = [
+        (encode_content(drawing_content(p.drawing, p.height)), p.width, p.height) for p in parts
+    ]
+    return marshal.dumps((wide, encoded))
+
+
+def decode_parts(entry: bytes) -> Parts:
+    wide, encoded = marshal.loads(entry)
+    return bool(wide), [(decode_content(data)[0], w, h) for data, w, h in encoded]
+
+
+def printed_parts(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> Parts:
+    """How a chart is printed on pages of `page_pt`: landscape or not, and its parts."""
+    return decode_parts(parts_entry(game, chart, lang, page_pt))
+
+
+def part_name(chart_id: str, content: Content) -> str:
+    """The name of a chart part's form in charts.pdf: `chart.<chart id>.<digest>` (from its
+    content: the same part is defined once)."""
+    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
+    return f"chart.{chart_id}.{digest.hexdigest()[:16]}"
+
+
+Shown = tuple[str, Content, float, float]
+"""A chart part as it is shown: its form's name, content, width and height."""
+
+
+def charts_document(
+    game: GameData,
+    options: SheetOptions,
+    groups: list[tuple[Text | None, tuple[Chart, ...]]],
+    parts: dict[str, Parts],
+) -> bytes:
+    """charts.pdf from the charts' parts, packed onto pages in order; a long chart that can
+    start on a page with room left is split again to start there (deterministic: the same
+    parts give the same bytes, drawn now or read from the cache)."""
+    placed: list[list[Shown]] = []
+    boxes: list[Group] = []
+
+    def split(number: int, chart: Chart) -> Callable[[float], tuple[Box, ...]]:
+        def again(space: float) -> tuple[Box, ...]:
+            """The long chart split again to start in the `space` points left on a page."""
+            first = float(math.floor(space))
+            entry = parts_entry(game, chart, options.lang, options.page_pt, first)
+            shapes, placed[number] = _boxes([(chart.id, decode_parts(entry))])
+            return shapes
+
+        return again
+
+    for heading, charts in groups:
+        shapes, contents = _boxes([(chart.id, parts[chart.id]) for chart in charts])
+        long = heading is None and len(shapes) > 1
+        again = split(len(boxes), charts[0]) if long else None
+        boxes.append(Group(shapes, heading, again))
+        placed.append(contents)
+    pdf = PdfDocument()
+    for sheet in paginate(boxes, options.page_pt):
+        size = sheet.size(options.page_pt)
+        canvas = Canvas()
+        if sheet.heading is not None:
+            _heading(canvas, sheet.heading.get(options.lang), options.lang, size)
+        for where in sheet.placed:
+            _show(canvas, placed[where.group][where.box], where)
+        pdf.add_page(size, canvas.content())
+    title = f"{game.game.title.get(options.lang)} — charts"
+    return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
+
+
+def _boxes(charts: list[tuple[str, Parts]]) -> tuple[tuple[Box, ...], list[Shown]]:
+    """The boxes to place for charts' parts (by chart id), and the parts."""
+    shapes: list[Box] = []
+    contents: list[Shown] = []
+    for ident, (wide, pieces) in charts:
+        for number, (content, width, height) in enumerate(pieces):
+            shapes.append(Box(width, height, wide, number < len(pieces) - 1))
+            contents.append((part_name(ident, content), content, width, height))
+    return tuple(shapes), contents
+
+
+def _show(canvas: Canvas, part: Shown, where: Placed) -> None:
+    """A chart part (a form, defined once per document) at its place on the page."""
+    form, content, width, height = part
+    canvas.nested[form] = (content, (0.0, 0.0, width, height))
+    tag = pdf_name(form).decode("ascii")
+    k, x, y = where.scale, where.x, where.y
+    canvas.parts.append(f"q {num(k)} 0 0 {num(k)} {num(x)} {num(y)} cm {tag} Do Q")
+
+
+def _heading(canvas: Canvas, text: str, lang: str, size: tuple[float, float]) -> None:
+    """An aid card's title at the top of its page."""
+    width, height = size
+    room_width = (width - 2 * MARGIN) / HEADING_ROOM
+    line = Line(((0.0, 0.85), (room_width, 0.85)), RULE, 1.0 / HEADING_ROOM)
+    words = TextOp(0.0, 0.4, text, HEADING / HEADING_ROOM, True, INK, "lm", lang)
+    drawing = Drawing(room_width, (line, words))
+    draw(canvas, drawing, MARGIN, height - MARGIN - HEADING_ROOM, HEADING_ROOM)
