@@ -1500,10 +1500,7 @@ TWILIGHT = [
 # ---- Tank Killers (docs/rulebook/tank_killers.md) ----------------------------------------------
 K = "tank_killers"
 KT, KG, KS = "cards-tactics.yaml", "cards-german.yaml", "scenarios/german-vs-american.yaml"
-T45 = (
-    '    fields: {effect: "free_action"}\n    text: {en: "Free Action.", ja: "FA（自由行動）"}'
-    "\n  - id: t46-radio"
-)
+T45 = '    number: 45\n    name: {en: "Forward Observer", ja: "前線観測員"}\n    category: command\n    fields: {effect: "free_action"}'
 PZIV = 'fields: {pen: 9, inf: 4, def: 6, rng: "2000"}, copies: 6}'
 CATEGORY_FIRST = {
     "range": (1, 6),
@@ -1636,11 +1633,10 @@ TANK_KILLERS = [
         K,
         "same-unit-is-free-action",
         KT,
-        'category: command\n    fields: {effect: "free_action", '
-        'same_unit: true}\n    text: {en: "Free Action, same unit.", ja: "FA 同一ユニット"}\n  - id: '
-        "t48",
-        'category: command\n    fields: {effect: "ooa", same_unit: true}\n    text: {en: '
-        '"Free Action, same unit.", ja: "FA 同一ユニット"}\n  - id: t48',
+        '    number: 47\n    name: {en: "Quick Kill", ja: "クイックキル"}\n    category: command\n'
+        '    fields: {effect: "free_action", same_unit: true}',
+        '    number: 47\n    name: {en: "Quick Kill", ja: "クイックキル"}\n    category: command\n'
+        '    fields: {effect: "ooa", same_unit: true}',
         (KT, 'effect: "ooa", same_unit'),
     ),
     brk(
@@ -1768,15 +1764,15 @@ TANK_KILLERS = [
         K,
         "support-no-def",
         KG,
-        'fields: {pen: 2, inf: 8, rng: "2000"}, copies: 2,',
-        'fields: {pen: 2, inf: 8, def: 1, rng: "2000"}, copies: 2,',
+        'fields: {pen: 2, inf: 8, rng: "2000"}, copies: 2}',
+        'fields: {pen: 2, inf: 8, def: 1, rng: "2000"}, copies: 2}',
     ),
     edge(
         K,
         "support-no-def",
         KG,
-        'fields: {pen: 2, inf: 8, rng: "2000"}, copies: 2,',
-        'fields: {pen: 2, inf: 8, rng: "500"}, copies: 2,',
+        'fields: {pen: 2, inf: 8, rng: "2000"}, copies: 2}',
+        'fields: {pen: 2, inf: 8, rng: "500"}, copies: 2}',
     ),
     *(
         _renumber(f"{category}-card-numbers", low, low - 1 if low > 1 else high + 1)

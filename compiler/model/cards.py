@@ -54,7 +54,22 @@ class Card(Node):
     fields: Mapping[str, Scalar] = field(
         default_factory=lambda: NO_FIELDS, metadata=doc("Printed values.")
     )
-    text: Text = field(default=NO_TEXT, metadata=doc("Effect or rules text."))
+    text: Text = field(
+        default=NO_TEXT,
+        metadata=doc(
+            "Effect or rules text, printed in the card's `text` slot: wrapped (Japanese between "
+            "any two characters), shrunk down to the slot's min_size, and a `text-overflow` "
+            "warning when it still does not fit. A card with text or abilities prints only "
+            "its value boxes, not its other fields."
+        ),
+    )
+    abilities: tuple[Text, ...] = field(
+        default=(),
+        metadata=doc(
+            "Special abilities and restrictions, each a short line printed in bold above the text.",
+            example="[{en: Same unit, ja: 同一ユニット}, {en: German only, ja: 独軍のみ}]",
+        ),
+    )
     copies: int = field(default=1, metadata=doc("Copies in the deck."))
     art: PieceArt | None = field(
         default=None,

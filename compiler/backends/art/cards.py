@@ -2,10 +2,13 @@
 text on a cream panel inside a frame in the deck colour; the back with the deck's back text.
 
 Fields ending in _note, _source, _inferred or _known describe the data, not the card, and are
-not printed; neither are true/false flags. Numbers and digit strings go into value boxes (up to
-four, e.g. PEN 7 / RNG 2000); the other fields become "Key: value" lines above the card text.
-A card without a number lets its name use the number's room; a card without value boxes lets
-its text use the boxes' room. `card_face` and `deck_back` rasterize the drawings.
+not printed; neither are true/false flags. Numbers, digit strings and short capital codes go
+into value boxes (up to four, e.g. PEN 7 / RNG 2000 / RNG PB); on a card without text or
+abilities the other fields become "Key: value" lines in the text slot (a card with its own
+words says them there). The text slot holds the abilities (bold, one a line), then the text,
+wrapped and shrunk together down to the slot's min_size; what still does not fit is cut with
+"…" and reported. A card without a number lets its name use the number's room; the text
+starts under the value boxes there are. `card_face` and `deck_back` rasterize the drawings.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from compiler.backends.art.colours import RGB, darker, lighter, readable
-from compiler.backends.art.display import Box, Drawing, Line, Rect, Sketch
+from compiler.backends.art.display import Anchor, Box, Drawing, Line, Rect, Sketch, Text
 from compiler.backends.art.raster import rasterize_to
 from compiler.backends.art.slots import (
     Owner,
@@ -27,6 +30,7 @@ from compiler.backends.art.slots import (
     slot_ink,
     unused,
 )
+from compiler.backends.art.textfit import LINE_PITCH, Paragraph, Room, fit_block
 from compiler.model.cards import Card, Deck
 from compiler.model.common import Scalar
 from compiler.model.gamedata import GameData
@@ -37,6 +41,12 @@ PANEL_INK: RGB = (25, 25, 25)
 DEFAULT_DECK_COLOUR = "#404040"
 META_SUFFIXES = ("_note", "_source", "_inferred", "_known")
 MAX_BOXES = 4
+CODE_LENGTH = 3
+"""A string of at most this many capitals and digits (PB, 2D) is a code and goes into a box."""
+GRID_GAP = 0.02
+MAX_ROW = 0.125
+PARAGRAPH_GAP = 0.35
+"""Space above each paragraph of a card's text, in lines."""
 TEXT_LINES = 40
 TITLE_SHOWS = ("number", "name")
 
@@ -55,10 +65,13 @@ def printable(key: str, value: Scalar) -> bool:
 
 
 def boxed(value: Scalar) -> bool:
-    """Whether a field goes into a value box: a number or a string of digits."""
+    """Whether a field goes into a value box: a number, a string of digits or a short code
+    in capitals (PB)."""
     if isinstance(value, int | float):
         return True
-    return value.lstrip("+-").isdigit()
+    if value.lstrip("+-").isdigit():
+        return True
+    return 0 < len(value) <= CODE_LENGTH and value.isalnum() and value == value.upper()
 
 
 def humanise(text: str) -> str:
@@ -67,15 +80,17 @@ def humanise(text: str) -> str:
 
 
 def split_fields(card: Card) -> CardFields:
-    """The card's printed fields: up to four value boxes, the rest as lines."""
+    """The card's printed fields: up to four value boxes, the rest as lines (none when the
+    card has text or abilities of its own)."""
     boxes: list[tuple[str, str]] = []
     lines: list[str] = []
+    worded = bool(card.text.en or card.text.ja or card.abilities)
     for key, value in card.fields.items():
         if not printable(key, value):
             continue
         if boxed(value) and len(boxes) < MAX_BOXES:
             boxes.append((humanise(key).upper(), _figure(value)))
-        else:
+        elif not worded:
             lines.append(f"{humanise(key).capitalize()}: {humanise(str(value))}")
     return CardFields(boxes, lines)
 
@@ -150,35 +165,78 @@ def _card_slot(sketch: Sketch, slot: Slot, face: _CardFace, owner: Owner) -> Non
     if slot.show == "fields":
         _value_boxes(sketch, slot, box, face, owner)
         return
+    if slot.show == "text":
+        _text_block(sketch, slot, _text_box(sketch, box, face), face, (ink, owner))
+        return
     if slot.show == "name":
         number = face.slot("number")
         if card.number is None and number is not None:
             box = _union(box, sketch.box(number.box))
-        text, lines = card.name.get(face.lang), 1
+        text = card.name.get(face.lang)
     elif slot.show == "number":
-        text, lines = ("" if card.number is None else str(card.number)), 1
+        text = "" if card.number is None else str(card.number)
     elif slot.show == "category":
         parts = [card.category.upper()] + ([card.type] if face.slot("type") is None else [])
-        text, lines = " · ".join(part for part in parts if part), 1
+        text = " · ".join(part for part in parts if part)
     elif slot.show == "type":
-        text, lines = card.type, 1
-    elif slot.show == "text":
-        box = _text_box(sketch, box, face)
-        body = [*face.fields.lines, card.text.get(face.lang)]
-        text, lines = "\n".join(line for line in body if line), TEXT_LINES
+        text = card.type
     else:
         unused(sketch, slot, owner)
         return
-    style = TextStyle(ink, face.lang, lines, slot.show, top=slot.show == "text")
-    place_text(sketch, slot, box, text, owner, style)
+    place_text(sketch, slot, box, text, owner, TextStyle(ink, face.lang, 1, slot.show))
 
 
 def _text_box(sketch: Sketch, box: Box, face: _CardFace) -> Box:
-    """The text slot, grown upwards into the value boxes' room when there are none."""
+    """The text slot, grown upwards into the value boxes' room they do not use."""
     fields = face.slot("fields")
-    if face.fields.boxes or fields is None:
+    if fields is None:
         return box
-    return (box[0], min(box[1], fields.box[1]), box[2], box[3])
+    grid = _grid(sketch.box(fields.box), len(face.fields.boxes))
+    top = grid[-1][3] + GRID_GAP if grid else fields.box[1]
+    return (box[0], min(box[1], top), box[2], box[3])
+
+
+def _text_block(
+    sketch: Sketch, slot: Slot, box: Box, face: _CardFace, how: tuple[RGB, Owner]
+) -> None:
+    """Abilities (bold), field lines and text, fitted together into the box from its top."""
+    ink, owner = how
+    lang = face.lang
+    paragraphs = [Paragraph(ability.get(lang), bold=True) for ability in face.card.abilities]
+    paragraphs += [Paragraph(line) for line in face.fields.lines]
+    text = face.card.text.get(lang).splitlines()
+    paragraphs += [Paragraph(part, gap=PARAGRAPH_GAP) for part in text]
+    kept = tuple(para for para in paragraphs if para.text.strip())
+    if not kept:
+        return
+    room = Room(
+        width=box[2] - box[0],
+        height=box[3] - box[1],
+        size=slot.size,
+        min_size=min(slot.min_size, slot.size),
+        lang=lang,
+        max_lines=TEXT_LINES,
+    )
+    fitted = fit_block(kept, room)
+    if fitted.shortened:
+        sketch.warnings.append(
+            f"text of {owner.what} does not fit the `text` slot of layout "
+            f"`{owner.layout.id}`: shortened to {fitted.shown!r}"
+        )
+    anchor, x = _across(slot, box)
+    pitch = fitted.height * LINE_PITCH
+    for line in fitted.lines:
+        y = box[1] + pitch * (line.row + 0.5)
+        sketch.add(Text(x, y, line.text, fitted.height, line.bold, ink, anchor, lang))
+
+
+def _across(slot: Slot, box: Box) -> tuple[Anchor, float]:
+    """Anchor and x of text lines for the slot's alignment."""
+    if slot.align == "left":
+        return "lm", box[0]
+    if slot.align == "right":
+        return "rm", box[2]
+    return "mm", (box[0] + box[2]) / 2
 
 
 def _union(first: Box, second: Box) -> Box:
@@ -229,9 +287,9 @@ def _resized(slot: Slot, size: float, bold: bool) -> Slot:
 def _grid(box: Box, count: int) -> list[Box]:
     """Cells of a two-column grid filling `box`, rows at most 0.125 tall."""
     rows = (count + 1) // 2
-    gap = 0.02
+    gap = GRID_GAP
     cell_w = (box[2] - box[0] - gap) / 2
-    cell_h = min(0.125, (box[3] - box[1] - gap * (rows - 1)) / rows)
+    cell_h = min(MAX_ROW, (box[3] - box[1] - gap * (rows - 1)) / max(rows, 1))
     cells = []
     for index in range(count):
         row, column = divmod(index, 2)

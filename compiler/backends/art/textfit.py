@@ -138,8 +138,16 @@ def words(paragraph: str) -> list[str]:
     return out
 
 
+NO_LINE_START = frozenset(
+    "、。，．・：；？！）」』】〕〉》ー々"  # closing punctuation, long vowel, repeat mark
+    "ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"  # small kana
+)
+"""Japanese characters that never start a line (kinsoku): the character before goes down too."""
+
+
 def wrap(text: str, max_width: float, size: float, bold: bool, lang: str) -> list[str]:
-    """Greedy word wrap; paragraphs start new lines; words wider than a line split by character."""
+    """Greedy word wrap; paragraphs start new lines; words wider than a line split by character;
+    a line never starts with closing Japanese punctuation or a small kana (see NO_LINE_START)."""
     lines: list[str] = []
     for paragraph in text.splitlines():
         line = ""
@@ -149,6 +157,8 @@ def wrap(text: str, max_width: float, size: float, bold: bool, lang: str) -> lis
             if not line or text_width(joined, size, bold, lang) <= max_width:
                 line = joined
                 continue
+            if word[0] in NO_LINE_START and len(line) > 1 and is_cjk(line[-1]):
+                line, word = line[:-1], line[-1] + word
             lines.extend(_split_long(line, max_width, size, bold, lang))
             line = word
         lines.extend(_split_long(line, max_width, size, bold, lang))
@@ -167,3 +177,84 @@ def _split_long(line: str, max_width: float, size: float, bold: bool, lang: str)
     if line:
         out.append(line)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One paragraph of a text block, bold or regular, `gap` lines below the one before."""
+
+    text: str
+    bold: bool = False
+    gap: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BlockLine:
+    """One line of a fitted block: its text, weight, and row (in line pitches from the top)."""
+
+    text: str
+    bold: bool
+    row: float
+
+
+@dataclass(frozen=True, slots=True)
+class FittedBlock:
+    """Paragraphs set at one size, and whether text had to be cut."""
+
+    height: float
+    lines: tuple[BlockLine, ...]
+    shortened: bool
+
+    @property
+    def shown(self) -> str:
+        """The lines joined with spaces (for messages)."""
+        return " ".join(line.text for line in self.lines)
+
+
+@lru_cache(maxsize=1 << 12)
+def fit_block(paragraphs: tuple[Paragraph, ...], room: Room) -> FittedBlock:
+    """Paragraphs of mixed weight wrapped at one size, the largest at which all fit whole (the
+    room's `bold` is not used); at the minimum size the lines that fit, the last ending in "…"."""
+    candidates = sizes(room.size, room.min_size)
+    for size in candidates:
+        lines = _block_lines(paragraphs, room, size)
+        if _block_fits(paragraphs, lines, room, size):
+            return FittedBlock(size, tuple(lines), False)
+    size = candidates[-1]
+    lines = _block_lines(paragraphs, room, size)
+    rows = (room.height + 1e-9) / (size * LINE_PITCH)
+    kept = [line for line in lines if line.row + 1 <= rows] or lines[:1]
+    if len(kept) < len(lines):
+        last = kept[-1]
+        cut = ellipsize(last.text.rstrip() + ELLIPSIS, room.width, size, last.bold, room.lang)
+        kept[-1] = BlockLine(cut, last.bold, last.row)
+    return FittedBlock(size, tuple(kept), kept != lines)
+
+
+def _block_lines(paragraphs: tuple[Paragraph, ...], room: Room, size: float) -> list[BlockLine]:
+    """Every paragraph wrapped to the room's width at `size`, in its own weight, a paragraph's
+    gap above its first line (none above the block's first line)."""
+    out: list[BlockLine] = []
+    row = 0.0
+    for para in paragraphs:
+        lines = wrap(para.text, room.width, size, para.bold, room.lang)
+        if out and lines:
+            row += para.gap
+        for line in lines:
+            out.append(BlockLine(line, para.bold, row))
+            row += 1
+    return out
+
+
+def _block_fits(
+    paragraphs: tuple[Paragraph, ...], lines: list[BlockLine], room: Room, size: float
+) -> bool:
+    """Whether the lines fit in number and height, and no word had to be broken."""
+    rows = lines[-1].row + 1 if lines else 0
+    if len(lines) > room.max_lines or rows * size * LINE_PITCH > room.height + 1e-9:
+        return False
+    return all(
+        text_width(word, size, para.bold, room.lang) <= room.width
+        for para in paragraphs
+        for word in words(para.text)
+    )
