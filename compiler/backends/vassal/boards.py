@@ -7,6 +7,8 @@ from functools import cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from compiler.backends.art.schematic import box_labels, schematic
+from compiler.backends.art.schematic_draw import draw_labels, draw_links, draw_towns
 from compiler.backends.vassal.geometry import HexBlock, MapLayout
 from compiler.model.gamedata import GameData
 
@@ -14,6 +16,7 @@ PAPER = (244, 238, 222)
 INK = (40, 40, 40)
 GRID = (120, 110, 90)
 WATER = (120, 160, 215)
+BOX_FILL = (255, 252, 240)
 HEXSIDE_COLOURS = {
     "river": (40, 90, 200),
     "major_river": (20, 60, 180),
@@ -61,8 +64,7 @@ def paint_board(game: GameData, layout: MapLayout, draw: ImageDraw.ImageDraw) ->
     colours = {t.id: _rgb(t.colour) for t in game.game.terrain}
     for block in layout.hex_blocks:
         _draw_hexes(draw, game, layout, block, colours)
-    _draw_areas(draw, layout, colours)
-    _draw_roads_and_towns(draw, layout)
+    _draw_schematic(draw, layout, colours)
     _draw_boxes(draw, layout)
 
 
@@ -121,42 +123,33 @@ def _draw_hexside(
     )
 
 
-def _draw_areas(
+def _draw_schematic(
     draw: ImageDraw.ImageDraw, layout: MapLayout, colours: dict[str, tuple[int, int, int]]
 ) -> None:
-    areas = {a.id: a for a in layout.game_map.areas}
-    font = _font(14, bold=True)
+    """Areas (the earlier of two overlapping areas on top, as VASSAL names a point after the
+    first zone holding it), links, towns and labels placed clear of each other."""
+    game_map = layout.game_map
+    if not layout.areas and not game_map.towns:
+        return
+    plan = schematic(layout)
+    areas = {a.id: a for a in game_map.areas}
+    fills: dict[str, tuple[int, int, int]] = {}
     for zone in layout.areas:
         area = areas[zone.id]
         fill = WATER if area.kind == "sea" else colours.get(area.terrain, (225, 215, 185))
         if area.kind in ("port_box", "island_box"):
             fill = (250, 250, 240)
-        draw.polygon(list(zone.polygon), fill=fill, outline=INK)
-    for zone in layout.areas:
-        area = areas[zone.id]
-        text = area.name.en + (f" [{area.port}]" if area.port else "")
-        draw.text(zone.point, text, font=font, fill=INK, anchor="mm")
-
-
-def _draw_roads_and_towns(draw: ImageDraw.ImageDraw, layout: MapLayout) -> None:
-    game_map = layout.game_map
-    if not game_map.towns:
-        return
-    for link in game_map.links:
-        a, b = layout.positions.get(link.ends[0]), layout.positions.get(link.ends[1])
-        if a is None or b is None:
-            continue
-        width = 7 if link.kind == "major" else 3
-        draw.line([a, b], fill=(150, 60, 30), width=width)
-        if link.river:
-            mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-            draw.ellipse([mx - 7, my - 7, mx + 7, my + 7], outline=WATER, width=4)
-    font = _font(15, bold=True)
+        fills[zone.id] = fill
+    for zone in reversed(layout.areas):
+        draw.polygon(list(zone.polygon), fill=fills[zone.id], outline=INK, width=2)
+    draw_links(draw, plan.links, roads=bool(game_map.towns))
+    towns = []
     for town in game_map.towns:
-        x, y = layout.positions[town.id]
         ring = (190, 40, 40) if "inside-france" in town.zones else INK
-        draw.ellipse([x - 13, y - 13, x + 13, y + 13], fill=(255, 255, 255), outline=ring, width=3)
-        draw.text((x, y + 16), town.name.en, font=font, fill=INK, anchor="ma")
+        x, y = layout.positions[town.id]
+        towns.append(((float(x), float(y)), ring))
+    draw_towns(draw, towns)
+    draw_labels(draw, plan.labels, fills)
 
 
 def _draw_boxes(draw: ImageDraw.ImageDraw, layout: MapLayout) -> None:
@@ -167,8 +160,6 @@ def _draw_boxes(draw: ImageDraw.ImageDraw, layout: MapLayout) -> None:
         fill=GRID,
         width=2,
     )
-    font = _font(13, bold=True)
     for zone in layout.boxes:
-        draw.rectangle(zone.rect, fill=(255, 252, 240), outline=INK, width=2)
-        x0, y0, x1, _ = zone.rect
-        draw.text(((x0 + x1) // 2, y0 + 6), zone.label[:26], font=font, fill=INK, anchor="ma")
+        draw.rectangle(zone.rect, fill=BOX_FILL, outline=INK, width=2)
+    draw_labels(draw, box_labels(layout), {"box": BOX_FILL})
