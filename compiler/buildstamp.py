@@ -68,7 +68,7 @@ class Fresh:
     findings: tuple[str, ...]
 
 
-def settings(changes: Mapping[str, object], piece_images: str) -> str:
+def settings(changes: Mapping[str, object], piece_images: str, combined: bool = False) -> str:
     """Everything besides the files that decides a build's outputs, as one string."""
     from compiler import __version__
 
@@ -79,6 +79,7 @@ def settings(changes: Mapping[str, object], piece_images: str) -> str:
             "prefix": sys.prefix,
             "changes": {name: repr(value) for name, value in sorted(changes.items())},
             "piece_images": piece_images,
+            "combined": combined,
             "environment": {name: os.environ.get(name) for name in ENVIRONMENT},
         },
         sort_keys=True,
@@ -210,7 +211,7 @@ class Recorder:
         """Remove the previous stamp (before the outputs it describes are replaced)."""
         stamp_path(self.out_dir, self.folder).unlink(missing_ok=True)
 
-    def finish(self, game_id: str, target: Path, written: Path, findings: list[Finding]) -> None:
+    def finish(self, game_id: str, target: Path, written: str, findings: list[Finding]) -> None:
         """Write the stamp of a build whose outputs were just swapped in."""
         from compiler.backends.files import write_atomically
         from compiler.diagnostics import render_text

@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     build = commands.add_parser(
         "build",
-        help="validate, then write build/<game>/<game>.vmod",
+        help="validate, then write build/<game>/<game>.vmod (a series: one per title)",
         description="Build a VASSAL module for each game (after validating it).",
         parents=[common],
     )
@@ -97,6 +97,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build every game again, even one whose inputs, options and outputs are those of "
         "its last build (which is otherwise reported `up to date` and not built again)",
+    )
+    build.add_argument(
+        "--combined",
+        action="store_true",
+        help="a series as one module holding every title (default: one module per title, "
+        "build/<game>/<game>-<title>.vmod, each with its own sheets and charts)",
     )
     build.add_argument(
         "--piece-images",
@@ -285,7 +291,13 @@ def _build(args: argparse.Namespace) -> int:
     changes = _sheet_changes(args)
     folders = resolve_games(args.games, args.sources)
     for built in build_games(
-        folders, args.out, changes, args.piece_images, _waiting, force=args.force
+        folders,
+        args.out,
+        changes,
+        args.piece_images,
+        _waiting,
+        force=args.force,
+        combined=args.combined,
     ):
         for text in built.findings:
             _out(text)

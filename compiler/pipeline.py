@@ -179,9 +179,57 @@ def build_game(
     sheets: SheetOptions | None = None,
     changes: Mapping[str, object] | None = None,
     piece_images: Literal["svg", "png"] = "svg",
-) -> tuple[GameReport, Path | None]:
+    combined: bool = False,
+) -> tuple[GameReport, list[Path]]:
     """Validate one game folder, then build it (see build_checked)."""
-    return build_checked(check_game(folder), out_dir, sheets, changes, piece_images)
+    return build_checked(
+        check_game(folder), out_dir, sheets, changes, piece_images, combined=combined
+    )
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One module of a game and the files printed with it: the whole game (`title` None), or
+    one title of a series. `name` is the module file's name without `.vmod`; the sheets and
+    charts of a title carry it as a prefix (`gcacw-rtg-counters.pdf`)."""
+
+    name: str
+    game: GameData
+    cache: Path
+    title: str | None = None
+
+    @property
+    def prefix(self) -> str:
+        return "" if self.title is None else f"{self.name}-"
+
+
+def editions(
+    base: GameData, game: GameData, cache: Path, combined: bool
+) -> tuple[list[Edition], list[Finding]]:
+    """The modules a build writes: one per title of a series (unless `combined`), else one
+    for the whole game (`game`, with its player aids). A title's game is made from `base` (the
+    game as loaded) and gets its own player aids and its own render caches."""
+    from compiler.load.aids import with_aids
+    from compiler.model.series import title_game, title_module_name, title_slug
+
+    if combined or not base.game.titles:
+        return [Edition(base.game.id, game, cache)], []
+    found: list[Edition] = []
+    problems: list[Finding] = []
+    for title in base.game.titles:
+        folder = cache / "titles" / title_slug(title)
+        made, failed = with_aids(title_game(base, title), folder)
+        problems.extend(f for f in failed if f not in problems)
+        found.append(Edition(title_module_name(base, title), made, folder, title.id))
+    return found, problems
+
+
+def shown_modules(modules: list[Path]) -> str:
+    """Modules as the build reports them: one path, or a folder and the names in braces."""
+    if len(modules) == 1:
+        return str(modules[0])
+    names = ",".join(path.stem for path in modules)
+    return str(modules[0].parent / f"{{{names}}}.vmod")
 
 
 def build_checked(
@@ -192,18 +240,21 @@ def build_checked(
     piece_images: Literal["svg", "png"] = "svg",
     waiting: Callable[[], None] = lambda: None,
     stamp: Recorder | None = None,
-) -> tuple[GameReport, Path | None]:
-    """Write the module, the print sheets and the charts of a validated game into
+    combined: bool = False,
+) -> tuple[GameReport, list[Path]]:
+    """Write the modules, the print sheets and the charts of a validated game into
     out_dir/<game>/ as one set (the previous set stays whole until the new one is complete);
-    nothing is written when the data has errors. Sheet options are `sheets`, else the game's
-    `print:` settings with the command line's `changes`; text that had to be shortened is a
-    warning; piece faces are SVG (sharp at every zoom) or PNG (`piece_images`). One build of
+    nothing is written when the data has errors. A series gets one module (with its own
+    sheets and charts) per title, unless `combined`. Sheet options are `sheets`, else the
+    game's `print:` settings with the command line's `changes`; text that had to be shortened
+    is a warning; piece faces are SVG (sharp at every zoom) or PNG (`piece_images`). One build of
     a game at a time: `waiting()` is called when another holds its lock. With `stamp`, the
     build's inputs are recorded (before the back ends read the art) and, under the lock, its
     stamp goes before the outputs are swapped and is written after (see compiler.buildstamp).
-    An output that cannot be written raises OutputError."""
+    Returns the modules written (none when nothing was). An output that cannot be written
+    raises OutputError."""
     if report.game is None or report.errors:
-        return report, None
+        return report, []
     from compiler.backends.files import build_lock, output_error, recover, replace_folder
     from compiler.backends.vassal.module import ArtError
     from compiler.load.aids import with_aids
@@ -215,24 +266,29 @@ def build_checked(
     options, checked = build_checks(game, sheets, changes or {}, cache)
     report.findings.extend(problems + checked)
     if options is None or report.errors:
-        return report, None
+        return report, []
+    made, failed = editions(report.game, game, cache, combined)
+    report.findings.extend(f for f in failed if f not in report.findings)
+    if report.errors:
+        return report, []
     game_id = game.game.id
     target = out_dir / game_id
+    modules = [target / f"{edition.name}.vmod" for edition in made]
     try:
         with build_lock(out_dir / ".cache" / game_id, waiting):
             recover(target)
-            fill = partial(_write_outputs, game, options, out_dir, piece_images)
+            fill = partial(_write_outputs, made, options, out_dir, piece_images)
             if stamp is not None:
                 stamp.forget()
             replace_folder(target, fill, partial(is_output_name, game_id))
             if stamp is not None:
-                stamp.finish(game_id, target, target / f"{game_id}.vmod", report.findings)
+                stamp.finish(game_id, target, shown_modules(modules), report.findings)
     except ArtError as err:
         report.findings.append(err.finding)
-        return report, None
+        return report, []
     except OSError as err:
         raise output_error(err, target) from err
-    return report, target / f"{game_id}.vmod"
+    return report, modules
 
 
 @dataclass(frozen=True)
@@ -254,6 +310,7 @@ def build_games(
     piece_images: Literal["svg", "png"] = "svg",
     waiting: Callable[[str], None] = lambda name: None,
     force: bool = False,
+    combined: bool = False,
 ) -> Iterator[Built]:
     """Validate and build each game, in order, as `countermix build` does; a game whose
     inputs, options and outputs are those of its last build is not loaded again: its stamp
@@ -262,7 +319,7 @@ def build_games(
     game is built."""
     from compiler import buildstamp
 
-    settings = buildstamp.settings(changes, piece_images)
+    settings = buildstamp.settings(changes, piece_images, combined)
     fresh = {
         folder: None if force else buildstamp.fresh(folder, out_dir, settings) for folder in folders
     }
@@ -289,41 +346,49 @@ def build_games(
             piece_images=piece_images,
             waiting=partial(waiting, folder.name),
             stamp=stamps[folder],
+            combined=combined,
         )
         lines = tuple(render_text(finding) for finding in report.findings)
-        if written is None:
+        if not written:
             yield Built(folder.name, lines, None, verdict=summary(report.findings))
         else:
-            yield Built(folder.name, lines, str(written))
+            yield Built(folder.name, lines, shown_modules(written))
 
 
 def is_output_name(game_id: str, name: str) -> bool:
     """Whether a file in build/<game>/ is one a build writes (or its leftover temporary
-    file, `.<name>.<random>`): the folder is replaced whole only when it holds nothing else."""
+    file, `.<name>.<random>`): the folder is replaced whole only when it holds nothing else.
+    A series' files carry a title's module name: `<game>-<title>.vmod`,
+    `<game>-<title>-counters.pdf` ..."""
     from compiler.backends.sheets.build import SHEET_FILES
 
-    outputs = {f"{game_id}.vmod", "charts.pdf", *SHEET_FILES}
-    return name in outputs or any(name.startswith(f".{output}.") for output in outputs)
+    game = re.escape(game_id)
+    printed = "|".join(re.escape(n) for n in ("charts.pdf", *SHEET_FILES))
+    output = re.compile(rf"{game}\.vmod|{game}-[a-z0-9-]+\.vmod|({game}-[a-z0-9-]+-)?({printed})")
+    leftover = re.compile(rf"\.({output.pattern})\..+")
+    return bool(output.fullmatch(name) or leftover.fullmatch(name))
 
 
 def _write_outputs(
-    game: GameData,
+    made: list[Edition],
     options: SheetOptions,
     out_dir: Path,
     piece_images: Literal["svg", "png"],
     folder: Path,
 ) -> None:
-    """Every output of one game into `folder`; the caches stay in out_dir/.cache/<game>/."""
+    """Every output of one game into `folder`, edition by edition; the caches stay in
+    out_dir/.cache/<game>/ (a title's in titles/<title>/ there)."""
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.module import build_module
 
-    cache = out_dir / ".cache" / game.game.id
-    render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs in one pass
-    build_module(game, out_dir, options.lang, piece_images, folder)
-    write_sheets(game, folder, options, cache)
-    write_charts(game, folder, options)
+    for edition in made:
+        game, cache, prefix = edition.game, edition.cache, edition.prefix
+        render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs at once
+        build_module(game, out_dir, options.lang, piece_images, folder, edition.name, cache)
+        write_sheets(game, folder, options, cache, prefix)
+        write_charts(game, folder, options, f"{prefix}charts.pdf")
 
 
 def check_games(folders: list[Path], build_lang: str | None = None) -> list[GameReport]:

@@ -46,6 +46,8 @@ def test_cached_read_equals_a_full_read(name: str, tmp_path: Path, reads: list[i
     game = loaded(name)
     whole, findings = player_aids(game)
     assert not findings and whole
+    player_aids(game, tmp_path / "none")
+    assert not (tmp_path / "none").exists()  # a cache folder is made by a build, not here
     first, _ = player_aids(game, tmp_path)
     reads.clear()
     again, _ = player_aids(game, tmp_path)

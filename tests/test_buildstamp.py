@@ -66,7 +66,10 @@ def test_a_second_build_loads_nothing_and_says_the_same(
 ) -> None:
     out = tmp_path / "out"
     first = build(warned, out, capsys)
-    assert "warning[text-overflow]" in first and f"mini: wrote {out}/mini/mini.vmod" in first
+    assert (
+        "warning[text-overflow]" in first
+        and f"mini: wrote {out}/mini/{{mini-aaa,mini-bbb}}.vmod" in first
+    )
     before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in (out / "mini").iterdir()}
     loads.clear()
     second = build(warned, out, capsys)
@@ -108,11 +111,11 @@ def _own_template(folder: Path, out: Path) -> None:
 
 
 def _delete_output(folder: Path, out: Path) -> None:
-    (out / "mini" / "charts.pdf").unlink()
+    (out / "mini" / "mini-bbb-charts.pdf").unlink()
 
 
 def _edit_output(folder: Path, out: Path) -> None:
-    with (out / "mini" / "mini.vmod").open("ab") as module:
+    with (out / "mini" / "mini-aaa.vmod").open("ab") as module:
         module.write(b"\0")
 
 

@@ -114,8 +114,9 @@ def test_build_puts_piece_faces_in_the_chosen_format(
         ["build", str(DATA / "mini"), "--out", str(tmp_path), "--piece-images", images], capsys
     )
     assert code == 0, out
-    (vmod,) = tmp_path.glob("*/*.vmod")
-    names = zipfile.ZipFile(vmod).namelist()
+    modules = sorted(tmp_path.glob("*/*.vmod"))  # a series: one module per title
+    assert [m.name for m in modules] == ["mini-aaa.vmod", "mini-bbb.vmod"]
+    names = [name for vmod in modules for name in zipfile.ZipFile(vmod).namelist()]
     units = [n for n in names if n.startswith("images/unit-")]
     assert units and all(n.endswith(f".{images}") for n in units)
     assert any(n.startswith("images/board-") and n.endswith(".png") for n in names)

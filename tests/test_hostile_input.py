@@ -393,7 +393,7 @@ def test_board_art_outside_the_game_is_a_validate_error(
     assert "error[path-outside-game]" in capsys.readouterr().out
     out = tmp_path / "out"
     report, written = build_game(napoleon, out)
-    assert written is None and [f.rule for f in report.findings] == ["path-outside-game"]
+    assert written == [] and [f.rule for f in report.findings] == ["path-outside-game"]
     assert not (out / "napoleon").exists()
     # The back end refuses it on its own too.
     game = load_game(napoleon).game

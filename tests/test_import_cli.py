@@ -22,7 +22,7 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 @pytest.fixture(scope="module")
 def mini_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("built")
-    assert main(["build", str(DATA / "mini"), "--out", str(out)]) == 0
+    assert main(["build", str(DATA / "mini"), "--out", str(out), "--combined"]) == 0
     return out / "mini" / "mini.vmod"
 
 

@@ -47,10 +47,15 @@ def test_new_game_builds_with_no_warning(tmp_path: Path, kind: str, series: bool
     for lang in ("en", "ja"):
         report, written = build_game(made.folder, tmp_path / "build", SheetOptions(lang=lang))
         assert [f.message for f in report.findings] == [], lang
-        assert written is not None and written.is_file()
+        assert written and all(module.is_file() for module in written)
     out = tmp_path / "build" / "my-game"
-    assert (out / "charts.pdf").is_file()
-    assert {p.name for p in out.glob("*.pdf")} & {"counters.pdf", "blocks.pdf", "cards.pdf"}
+    # a series: one module per title, each with its own sheets and charts
+    prefixes = [f"{module.stem}-" for module in written] if series else [""]
+    assert len(written) == (2 if series else 1)
+    for prefix in prefixes:
+        assert (out / f"{prefix}charts.pdf").is_file()
+        printed = {f"{prefix}{name}" for name in ("counters.pdf", "blocks.pdf", "cards.pdf")}
+        assert {p.name for p in out.glob("*.pdf")} & printed
 
 
 @pytest.mark.parametrize("kind", MAP_KINDS)

@@ -79,7 +79,7 @@ def with_art(mini: Path) -> dict[str, bytes]:
 
 
 def build(mini: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run(["build", str(mini), "--out", str(out)], capsys)
+    return run(["build", str(mini), "--out", str(out), "--combined"], capsys)
 
 
 def module_files(out: Path) -> dict[str, bytes]:

@@ -21,7 +21,9 @@ from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
+from compiler.model.series import title_game, title_module_name
 from compiler.newgame import MAP_KINDS, write_game
+from compiler.pipeline import build_game
 from compiler.rules.context import scenario_view
 from tests.conftest import DATA, SOURCES
 from tests.vassal_harness.run import run_harness, vassal_available
@@ -75,7 +77,30 @@ def test_new_game_loads_and_plays_in_vassal(kind: str, series: bool, tmp_path: P
 def test_module_loads_and_plays_in_vassal(folder: Path, tmp_path: Path) -> None:
     game = load_game(folder).game
     assert game is not None
-    vmod = build_module(with_aids(game)[0], tmp_path)
+    check_module(build_module(with_aids(game)[0], tmp_path), game)
+
+
+@pytest.mark.parametrize("kind", ["gcacw", "new-hex-series"])
+def test_each_title_of_a_series_is_a_module_that_plays(kind: str, tmp_path: Path) -> None:
+    """A series builds one module per title (the default): each loads clean in the engine
+    with only its title's pieces, maps and scenarios, and every set-up where it belongs."""
+    folder = SOURCES / kind if kind == "gcacw" else write_game(tmp_path / kind, "hex", True).folder
+    report, modules = build_game(folder, tmp_path / "out")
+    assert report.errors == 0
+    base = load_game(folder).game
+    assert base is not None and base.game.titles
+    names = [f"{title_module_name(base, title)}.vmod" for title in base.game.titles]
+    assert [module.name for module in modules] == names
+    for title, vmod in zip(base.game.titles, modules, strict=True):
+        game = title_game(base, title)
+        assert {u.title for u in game.units} <= {"", title.id}, title.id
+        assert {s.title for s in game.scenarios} <= {"", title.id} and game.scenarios
+        assert len(game.units) < len(base.units)
+        check_module(vmod, game)
+
+
+def check_module(vmod: Path, game: GameData) -> None:
+    """`vmod`, the module of `game`, loaded and every set-up started in VASSAL's engine."""
     report: dict[str, Any] = run_harness(vmod, props=("UnitId", "MarkerId", "CardId"))
     assert report["decodeErrors"] == [] and report["imageErrors"] == []
     # piece faces are SVG, drawn by VASSAL's own image ops at 100% and at 200% zoom

@@ -56,7 +56,8 @@ def test_a_changed_unit_changes_its_face_and_dependents(
     before = build(mini, out, capsys)
     replace_in(mini / "units.yaml", OLD, NEW)
     after = build(mini, out, capsys)
-    module = next(name for name in before if name.endswith(".vmod"))
+    module = "mini-aaa.vmod"  # the changed unit is of title AAA; BBB's module is untouched
+    assert before["mini-bbb.vmod"] == after["mini-bbb.vmod"]
     old, new = entries(before[module]), entries(after[module])
     gone = sorted(set(old) - set(new))
     added = sorted(set(new) - set(old))
@@ -69,4 +70,5 @@ def test_a_changed_unit_changes_its_face_and_dependents(
     changed = {name for name in set(old) & set(new) if old[name] != new[name]}
     assert changed <= {"buildFile.xml", *(n for n in old if n.endswith(".vsav"))}, changed
     assert "buildFile.xml" in changed  # the tray's piece shows the new face
-    assert before["counters.pdf"] != after["counters.pdf"]
+    assert before["mini-aaa-counters.pdf"] != after["mini-aaa-counters.pdf"]
+    assert before["mini-bbb-counters.pdf"] == after["mini-bbb-counters.pdf"]

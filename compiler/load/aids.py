@@ -202,8 +202,11 @@ def _stored_charts(stored: Path) -> dict[bytes, bytes]:
 
 
 def _store_charts(stored: Path, charts: dict[bytes, bytes]) -> None:
+    """Keep the charts in the game's cache folder when a build has made it: the aids are read
+    before the build checks the game, and a build that stops there writes nothing."""
+    if not stored.parent.is_dir():
+        return
     try:
-        stored.parent.mkdir(parents=True, exist_ok=True)
         part = stored.with_name(stored.name + f".{os.getpid()}.part")
         part.write_bytes(marshal.dumps(charts))
         os.replace(part, stored)

@@ -189,9 +189,12 @@ def _pdf(game: GameData, options: SheetOptions) -> bytes:
     return charts_document(game, options, groups, parts)
 
 
-def write_charts(game: GameData, out_dir: Path, options: SheetOptions) -> Path | None:
-    """build/<game>/charts.pdf when the game has charts (a stale one is removed otherwise)."""
-    target = out_dir / "charts.pdf"
+def write_charts(
+    game: GameData, out_dir: Path, options: SheetOptions, name: str = "charts.pdf"
+) -> Path | None:
+    """build/<game>/charts.pdf (or `name`) when the game has charts (a stale one is removed
+    otherwise)."""
+    target = out_dir / name
     if not all_charts(game, options.lang):
         target.unlink(missing_ok=True)
         return None

@@ -145,14 +145,16 @@ def write_sheets(
     out_dir: Path,
     options: SheetOptions | None = None,
     cache_dir: Path | None = None,
+    prefix: str = "",
 ) -> list[Path]:
-    """Write the game's sheet PDFs into `out_dir`; returns their paths.
+    """Write the game's sheet PDFs into `out_dir` (named `prefix` + counters.pdf ...); returns
+    their paths.
 
     `options` default to the game's `print:` settings. Sheet files the game no longer has are
     removed. Drawn faces and font subsets are cached in `cache_dir` (default out_dir/.cache).
     """
     with no_cyclic_gc():
-        return _write_sheets(game, out_dir, options, cache_dir)
+        return _write_sheets(game, out_dir, options, cache_dir, prefix)
 
 
 def _write_sheets(
@@ -160,6 +162,7 @@ def _write_sheets(
     out_dir: Path,
     options: SheetOptions | None,
     cache_dir: Path | None,
+    prefix: str,
 ) -> list[Path]:
     options = options or SheetOptions.from_settings(game.game.print)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -168,9 +171,9 @@ def _write_sheets(
     docs = sheet_docs(game, options)
     for name, (doc, doc_options) in docs.items():
         data = render(doc, doc_options, cache)
-        written.append(write_atomically(out_dir / name, data))
+        written.append(write_atomically(out_dir / f"{prefix}{name}", data))
     cache.save()
     for name in SHEET_FILES:
         if name not in docs:
-            (out_dir / name).unlink(missing_ok=True)
+            (out_dir / f"{prefix}{name}").unlink(missing_ok=True)
     return written

@@ -548,10 +548,13 @@ def build_module(
     lang: str = "en",
     piece_images: PieceImages = "svg",
     folder: Path | None = None,
+    name: str = "",
+    cache: Path | None = None,
 ) -> Path:
-    """Write <folder>/<game>.vmod (atomically; folder defaults to out_dir/<game>), with the
-    faces cached in out_dir/.cache/<game>/; piece faces as SVG or PNG."""
-    return write_module(game, out_dir, lang, piece_images, folder)
+    """Write <folder>/<name>.vmod (atomically; folder defaults to out_dir/<game>, name to the
+    game's id), with the faces cached in `cache` (default out_dir/.cache/<game>/); piece faces
+    as SVG or PNG."""
+    return write_module(game, out_dir, lang, piece_images, folder, name=name, cache=cache)
 
 
 def write_module(
@@ -561,23 +564,27 @@ def write_module(
     piece_images: PieceImages = "svg",
     folder: Path | None = None,
     step: Callable[[str], None] = lambda name: None,
+    name: str = "",
+    cache: Path | None = None,
 ) -> Path:
     """build_module, calling `step(name)` after each of its steps (render_plan, module) for a
     bench to time them."""
-    cache = out_dir / ".cache" / game.game.id / "faces.pack"
-    plan, images = render_plan(game, cache, lang, piece_images)
+    faces = (cache or out_dir / ".cache" / game.game.id) / "faces.pack"
+    plan, images = render_plan(game, faces, lang, piece_images)
     step("render_plan")
     files = assemble(plan, images)
-    target = (folder or out_dir / game.game.id) / f"{game.game.id}.vmod"
-    write_atomically(target, zip_bytes(files, _previous_entries(out_dir / game.game.id, game)))
+    file_name = f"{name or game.game.id}.vmod"
+    target = (folder or out_dir / game.game.id) / file_name
+    previous = _previous_entries(out_dir / game.game.id / file_name)
+    write_atomically(target, zip_bytes(files, previous))
     step("module")
     return target
 
 
-def _previous_entries(folder: Path, game: GameData) -> dict[str, ZipEntry]:
-    """The images of the module the last build wrote (build/<game>/<game>.vmod), if any."""
+def _previous_entries(module: Path) -> dict[str, ZipEntry]:
+    """The images of the module the last build wrote there (build/<game>/<name>.vmod), if any."""
     try:
-        previous = (folder / f"{game.game.id}.vmod").read_bytes()
+        previous = module.read_bytes()
     except OSError:
         return {}
     return reusable_entries(previous)
