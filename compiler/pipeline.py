@@ -442,6 +442,7 @@ def _texts(game: GameData, lang: str) -> Iterator[str]:
     for card in game.cards:
         yield card.name.get(lang)
         yield card.text.get(lang)
+        yield from (ability.get(lang) for ability in card.abilities)
     for deck in game.decks:
         yield deck.name.get(lang)
         yield deck.back.get(lang)
