@@ -12,7 +12,8 @@ and encoding that one board costs) and the PNG's size.
 Floor: a child that only imports the module back end and loads the same game (interpreter,
 libraries, YAML) — the memory no build can go below.
 Leaves out: the build's page cache and files on disk; memory of threads is counted (one
-process). Run: python -m bench.bench_memory [--sources sources] [--skip-build]
+process). The tool and the seed games are a copy taken when the bench starts (bench.tool).
+Run: python -m bench.bench_memory [--sources FOLDER] [--skip-build]
 Target (issue 13): cold build of all five seed games <= 400 MB peak.
 """
 
@@ -27,8 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.tool import environment, snapshot
+
 TARGET_MB = 400.0
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _mb(kib: float) -> float:
@@ -94,10 +96,11 @@ def board_child(folder: str, map_id: str, draw: bool) -> None:
     )
 
 
-def _child_json(args: list[str]) -> dict[str, float]:
+def _child_json(tool: Path, args: list[str]) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, "-m", "bench.bench_memory", *args],
-        cwd=ROOT,
+        cwd=tool,
+        env=environment(),
         check=True,
         capture_output=True,
         text=True,
@@ -106,7 +109,7 @@ def _child_json(args: list[str]) -> dict[str, float]:
     return result
 
 
-def cold_build(sources: Path) -> tuple[float, float]:
+def cold_build(tool: Path, sources: Path) -> tuple[float, float]:
     """(peak resident set in KiB, seconds) of a cold `countermix build` of every game."""
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -121,7 +124,7 @@ def cold_build(sources: Path) -> tuple[float, float]:
                 "--out",
                 str(Path(tmp) / "out"),
             ],
-            cwd=ROOT,
+            cwd=tool,
             check=True,
             stdout=subprocess.DEVNULL,
         )
@@ -136,7 +139,7 @@ def say(line: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sources", type=Path, default=ROOT / "sources")
+    parser.add_argument("--sources", type=Path, help="games folder (default: the seed games)")
     parser.add_argument("--skip-build", action="store_true", help="only the board figures")
     parser.add_argument("--board-child", nargs=3, metavar=("FOLDER", "MAP", "DRAW"))
     args = parser.parse_args()
@@ -144,10 +147,14 @@ def main() -> None:
         folder, map_id, draw = args.board_child
         board_child(folder, map_id, draw == "1")
         return
-    sources = args.sources.resolve()
-    if not args.skip_build:
+    with snapshot() as tool:
+        measure(tool, args.sources.resolve() if args.sources else tool / "sources", args.skip_build)
+
+
+def measure(tool: Path, sources: Path, skip_build: bool) -> None:
+    if not skip_build:
         # First child this process waits for: RUSAGE_CHILDREN is then this build's peak alone.
-        peak, seconds = cold_build(sources)
+        peak, seconds = cold_build(tool, sources)
         verdict = "met" if _mb(peak) <= TARGET_MB else "NOT met"
         say(
             f"cold build, {sources.name}/ (all games): peak RSS {_mb(peak):.0f} MB in "
@@ -155,8 +162,8 @@ def main() -> None:
             f"({_mb(peak) / TARGET_MB:.2f}x the target)"
         )
     folder, map_id, width, height = _largest_board(sources)
-    floor = _child_json(["--board-child", folder, map_id, "0"])
-    board = _child_json(["--board-child", folder, map_id, "1"])
+    floor = _child_json(tool, ["--board-child", folder, map_id, "0"])
+    board = _child_json(tool, ["--board-child", folder, map_id, "1"])
     say(
         f"largest board: {Path(folder).name}/{map_id} {width}x{height} px "
         f"({width * height * 3 / 2**20:.0f} MB as RGB), PNG {board['png'] / 2**20:.1f} MB "

@@ -1,4 +1,5 @@
-"""Benchmark: the VASSAL module step for a generated game of 2,000 counters, against its floor.
+"""Benchmark: the VASSAL module step for a generated game, by size (500 / 2,000 / 8,000
+counters), against its floor. The tool is imported and run from a copy taken at the start.
 
 The floor is zip STORED (plain zipfile) writing the same entries: every image, the set-up saves,
 buildFile.xml and moduledata; nothing encoded, nothing compressed.
@@ -13,7 +14,7 @@ with `build_module` (interpreter start, imports, YAML loading, `render_plan` wit
 cache, the module step, the write), the module of the build before in place; against a process
 that reads the same entries from files and writes them into a zip STORED.
 
-Run: python -m bench.bench_module [--counters 2000] [--repeat 5] [--no-process]
+Run: python -m bench.bench_module [--sizes 500,2000,8000] [--quick] [--repeat 5] [--no-process]
 Goal (issue 13): the module step within 1.2x of its floor.
 """
 
@@ -33,15 +34,9 @@ from pathlib import Path
 from statistics import median
 
 from bench.generate_game import random_spec, write_game
-from compiler.backends.vassal.module import (
-    assemble,
-    build_module,
-    render_plan,
-    reusable_entries,
-    zip_bytes,
-)
-from compiler.backends.vassal.saves import ZIP_DATE
-from compiler.load.game import load_game
+from bench.tool import environment, parse_sizes, snapshot
+
+SCENARIOS = 5
 
 BUILD = """
 import sys
@@ -64,6 +59,8 @@ with zipfile.ZipFile(sys.argv[2], "w") as archive:
 
 def stored_zip(files: dict[str, bytes]) -> bytes:
     """The floor: zipfile writing the same entries STORED."""
+    from compiler.backends.vassal.saves import ZIP_DATE  # imported with the module already
+
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name in sorted(files):
@@ -80,77 +77,120 @@ def timed(work: Callable[[], object], repeat: int) -> float:
     return median(runs)
 
 
-def run(args: list[str], repeat: int) -> float:
+def run(args: list[str], tool: Path, repeat: int) -> float:
+    """Median seconds of a `python -c` child run from the copy of the tool."""
     command = [sys.executable, "-c", *args]
-    return timed(lambda: subprocess.run(command, check=True), repeat)
+    return timed(lambda: subprocess.run(command, cwd=tool, env=environment(), check=True), repeat)
+
+
+def measure(tool: Path, root: Path, size: int, repeat: int, process: bool) -> dict[str, float]:
+    from compiler.backends.vassal.module import (
+        assemble,
+        build_module,
+        render_plan,
+        reusable_entries,
+        zip_bytes,
+    )
+    from compiler.load.game import load_game
+
+    tmp = root / f"size-{size}"
+    folder = tmp / "generated"
+    write_game(folder, random_spec(size // 2, SCENARIOS, 200, seed=3))
+    game = load_game(folder).game
+    assert game is not None
+    started = time.perf_counter()
+    plan, images = render_plan(game)
+    row: dict[str, float] = {"size": len(game.units), "rendered": time.perf_counter() - started}
+    files = assemble(plan, images)
+    previous = tmp / "previous.vmod"
+    previous.write_bytes(zip_bytes(files))
+
+    def cold() -> bytes:
+        return zip_bytes(assemble(plan, images))
+
+    def warm() -> bytes:
+        return zip_bytes(assemble(plan, images), reusable_entries(previous.read_bytes()))
+
+    assert cold() == warm() == previous.read_bytes()
+    row["entries"], row["images"] = len(files), len(images)
+    row["MB"] = sum(map(len, files.values())) / 1e6
+    row["module MB"] = previous.stat().st_size / 1e6
+    row["cold"] = timed(cold, repeat)
+    row["warm"] = timed(warm, repeat)
+    row["assemble"] = timed(lambda: assemble(plan, images), repeat)
+    row["floor"] = timed(lambda: stored_zip(files), repeat)
+    tracemalloc.start()
+    warm()
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    row["traced MB"] = peak / 1e6
+    if not process:
+        return row
+    build = tmp / "build"
+    build_module(game, build)  # warms the render cache and leaves the module to reuse
+    entries = tmp / "entries"
+    for name, data in files.items():
+        (entries / name).parent.mkdir(parents=True, exist_ok=True)
+        (entries / name).write_bytes(data)
+    processes = max(3, repeat // 2)
+    row["processes"] = processes
+    row["whole"] = run([BUILD, str(folder), str(build)], tool, processes)
+    row["whole floor"] = run([FLOOR, str(entries), str(tmp / "floor.zip")], tool, processes)
+    return row
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--counters", type=int, default=2000)
-    parser.add_argument("--scenarios", type=int, default=5)
+    parser.add_argument("--sizes", default="500,2000,8000", help="counters, comma-separated")
+    parser.add_argument("--quick", action="store_true", help="500 counters only")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-process", dest="process", action="store_false")
     args = parser.parse_args()
     out = sys.stdout.write
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "generated"
-        write_game(folder, random_spec(args.counters // 2, args.scenarios, 200, seed=3))
-        game = load_game(folder).game
-        assert game is not None
-        started = time.perf_counter()
-        plan, images = render_plan(game)
-        rendered = time.perf_counter() - started
-        files = assemble(plan, images)
-        previous = Path(tmp) / "previous.vmod"
-        previous.write_bytes(zip_bytes(files))
-
-        def cold() -> bytes:
-            return zip_bytes(assemble(plan, images))
-
-        def warm() -> bytes:
-            return zip_bytes(assemble(plan, images), reusable_entries(previous.read_bytes()))
-
-        assert cold() == warm() == previous.read_bytes()
-        step_cold = timed(cold, args.repeat)
-        step_warm = timed(warm, args.repeat)
-        assembled = timed(lambda: assemble(plan, images), args.repeat)
-        floor = timed(lambda: stored_zip(files), args.repeat)
-        tracemalloc.start()
-        warm()
-        _current, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        size = previous.stat().st_size
+    rows = []
+    with snapshot() as tool, tempfile.TemporaryDirectory() as tmp:
+        for size in parse_sizes(args.sizes, args.quick):
+            row = measure(tool, Path(tmp), size, args.repeat, args.process)
+            rows.append(row)
+            out(
+                f"counters: {row['size']:,.0f}  scenarios: {SCENARIOS}  entries: "
+                f"{row['entries']:,.0f} ({row['images']:,.0f} images, {row['MB']:.1f} MB)  "
+                f"module: {row['module MB']:.1f} MB  (images rendered once in "
+                f"{row['rendered']:.1f} s, not timed)\n"
+            )
+            sys.stdout.flush()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out(f"\nin process, medians of {args.repeat} (s):\n")
+    out(
+        f"{'counters':>9} | {'floor':>6} | {'warm':>6} {'ratio':>6} | {'cold':>6} {'ratio':>6} | "
+        f"{'assemble':>8} | {'traced MB':>9}\n"
+    )
+    for row in rows:
         out(
-            f"counters: {len(game.units):,}  scenarios: {len(game.scenarios)}  entries: "
-            f"{len(files):,} ({len(images):,} images, {sum(map(len, files.values())) / 1e6:.1f} MB)"
-            f"  module: {size / 1e6:.1f} MB  (images rendered once in {rendered:.1f} s, "
-            "not timed)\n"
+            f"{row['size']:>9,.0f} | {row['floor']:>6.3f} | {row['warm']:>6.3f} "
+            f"{row['warm'] / row['floor']:>5.2f}x | {row['cold']:>6.3f} "
+            f"{row['cold'] / row['floor']:>5.2f}x | {row['assemble']:>8.3f} | "
+            f"{row['traced MB']:>9.0f}\n"
         )
-        out(f"in process, medians of {args.repeat}:\n")
-        out(f"  floor, zip STORED of the same entries: {floor:.3f} s\n")
-        out(f"  module step, warm (images of the last module copied): {step_warm:.3f} s  ")
-        out(f"ratio {step_warm / floor:.2f}x  (goal <= 1.2x)\n")
-        out(f"  module step, cold (every entry deflated):              {step_cold:.3f} s  ")
-        out(f"ratio {step_cold / floor:.2f}x\n")
-        out(f"  of which assemble (saves, buildFile.xml, moduledata):  {assembled:.3f} s\n")
-        out(f"  peak traced memory of a warm step {peak / 1e6:.0f} MB; max RSS {rss:.0f} MB\n")
-        if not args.process:
-            return 0
-        build = Path(tmp) / "build"
-        build_module(game, build)  # warms the render cache and leaves the module to reuse
-        entries = Path(tmp) / "entries"
-        for name, data in files.items():
-            (entries / name).parent.mkdir(parents=True, exist_ok=True)
-            (entries / name).write_bytes(data)
-        processes = max(3, args.repeat // 2)
-        whole = run([BUILD, str(folder), str(build)], processes)
-        whole_floor = run([FLOOR, str(entries), str(Path(tmp) / "floor.zip")], processes)
-        out(f"whole process, medians of {processes}:\n")
-        out(f"  floor, python zipping the entries' files STORED: {whole_floor:.3f} s\n")
-        out(f"  build_module of the game (rebuild, warm caches):  {whole:.3f} s  ")
-        out(f"ratio {whole / whole_floor:.2f}x\n")
+    out(
+        "  floor: zip STORED of the same entries; warm: the module step with the images of the "
+        "last module copied;\n  cold: every entry deflated; assemble: set-up saves, "
+        "buildFile.xml, moduledata (in both)\n"
+        f"  goal: warm <= 1.2x the floor; max RSS of this process {rss:.0f} MB\n"
+    )
+    if args.process:
+        out(f"\nwhole process, medians of {rows[0]['processes']:.0f} (s):\n")
+        out(f"{'counters':>9} | {'build_module':>12} | {'floor':>6} | {'ratio':>6}\n")
+        for row in rows:
+            out(
+                f"{row['size']:>9,.0f} | {row['whole']:>12.3f} | {row['whole floor']:>6.3f} | "
+                f"{row['whole'] / row['whole floor']:>5.2f}x\n"
+            )
+        out(
+            "  build_module: a rebuild of just the module (start-up, YAML, render_plan with a "
+            "warm cache, the step, the write);\n  floor: python zipping the entries' files "
+            "STORED\n"
+        )
     return 0
 
 

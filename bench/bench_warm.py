@@ -7,7 +7,8 @@ one marker set with copies enough for them), built once cold with `countermix bu
 end; SVG faces, the default), a different unit each round; the median of `--repeat` rounds
 is printed. The in-process split (load, validate, write, charts, render_plan, module, sheets)
 is from one more warm round run in this process, the steps called as `build_checked` calls
-them. The tool is run from a copy of `compiler/` taken when the bench starts.
+them. The tool is run and imported from a copy of `compiler/` (with `templates/`) taken when
+the bench starts (bench.tool).
 
 `--compare REF` also times the same rounds with the countermix of git revision REF (extracted
 with `git archive` into a temporary folder and run from there), so a before/after table comes
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +32,7 @@ from pathlib import Path
 from statistics import median
 
 from bench.generate_game import random_spec, write_game
+from bench.tool import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = re.compile(
@@ -146,9 +147,13 @@ def extract(revision: str, into: Path) -> Path:
     """The tree of `revision` (git archive), to run the tool of that revision from."""
     into.mkdir(parents=True)
     archive = subprocess.run(
-        ["git", "archive", revision, "compiler"], cwd=ROOT, capture_output=True, check=True
+        ["git", "archive", revision, "compiler", "templates"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
     )
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    (into / "templates").rename(into / "compiler" / "templates")  # as the package has them
     return into
 
 
@@ -162,12 +167,10 @@ def main() -> int:
     out = sys.stdout.write
     results: dict[str, dict[int, tuple[float, float]]] = {}
     splits: dict[int, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    # the tool as it is now, copied (bench.tool): others editing the art code meanwhile would
+    # change the renderer's fingerprint between rounds (every face drawn again)
+    with snapshot() as now, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        # the tool as it is now, copied: others editing the art code meanwhile would change the
-        # renderer's fingerprint between rounds (every face drawn again)
-        now = root / "now-tool"
-        shutil.copytree(ROOT / "compiler", now / "compiler")
         sources = {"now": now}
         if args.compare:
             sources = {args.compare: extract(args.compare, root / "before"), "now": now}
