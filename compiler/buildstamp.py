@@ -333,6 +333,7 @@ def _tool_files() -> tuple[str, ...]:
 
     package = Path(__file__).parent
     files = [str(path) for path in sorted(package.rglob("*.py"))]
+    files += [str(path) for path in sorted(package.rglob("*.mo"))]  # the tool's words
     files += [str(path) for path in sorted(templates_dir().iterdir()) if path.is_file()]
     for name in LIBRARIES:
         spec = importlib.util.find_spec(name)

@@ -15,9 +15,11 @@ from lxml import etree
 from pypdf import PdfReader
 
 from compiler.backends.charts.build import charts_pdf
+from compiler.backends.charts.table import cell_text
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.vassal.module import plan_module
 from compiler.backends.vassal.turns import add_turn_trackers, turn_label
+from compiler.i18n import tr
 from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
@@ -171,9 +173,12 @@ def test_the_aids_give_one_turn_track_per_title() -> None:
         chart = tracks[f"turn-track-{title.id.lower()}"]
         assert chart.name.en == f"Turn record track: {title.name.en}"
         assert chart.name.ja == f"ターン記録トラック：{title.name.ja}"
-        assert [(r.label.en, r.cells[1], r.cells[2]) for r in chart.rows] == [
+        assert [(r.label.en, r.cells[1], cell_text(r.cells[2], "en")) for r in chart.rows] == [
             (str(t.n), t.date, t.time) for t in title.turns
         ]
+        assert [cell_text(r.cells[2], "ja") for r in chart.rows] == [
+            tr(t.time, "ja") for t in title.turns
+        ]  # day and night are the tool's words
 
 
 def test_a_game_without_titles_keeps_one_track() -> None:
@@ -206,7 +211,7 @@ def test_the_charts_pdf_prints_each_titles_track(lang: str) -> None:
         assert track, title.id
         for turn in title.turns:
             assert _squash(turn.label.get(lang)) in track and turn.date in track
-    assert text.count("day") >= sum(len(title.turns) for title in full.game.titles)
+    assert text.count(tr("day", lang)) >= sum(len(title.turns) for title in full.game.titles)
 
 
 # --- the VASSAL module ----------------------------------------------------------------------

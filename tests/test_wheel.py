@@ -58,6 +58,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = dist.glob("countermix-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "compiler/templates/layouts.yaml" in names
+    assert "compiler/locale/ja/LC_MESSAGES/countermix.mo" in names  # the tool's Japanese words
     assert not any(n.startswith(("sources/", "tests/", "templates/")) for n in names)
     venv = root / "venv"
     _ok(_run([sys.executable, "-m", "venv", str(venv)], root))

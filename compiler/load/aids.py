@@ -31,6 +31,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from compiler.diagnostics import Finding, Location
+from compiler.i18n import N_, tr, tr_text
 from compiler.load.convert import Converter
 from compiler.load.nodes import MAPPING, SCALAR, ComposeError, YNode, compose
 from compiler.load.yamlread import ReadResult, read_bytes
@@ -43,7 +44,8 @@ from compiler.model.source import SourceFile
 from compiler.model.units import Unit
 
 TEMPLATE_NAME = "player_aids.yaml.j2"
-BACK = Text(" (back)", "（裏）")
+BACK = N_("{name} (back)")
+"""A piece set up on its back, in a setup card."""
 MAX_OUTPUT = 16 * 1024 * 1024
 """The most a template may write (characters): as much as a data file may hold."""
 MAX_COUNT = 1_000_000
@@ -312,6 +314,7 @@ def _render(template: jinja2.Template, names: dict[str, object]) -> str:
 def _configure(env: jinja2.Environment) -> jinja2.Environment:
     env.filters["t"] = _yaml_value
     env.filters["ids"] = lambda values: json.dumps(list(values), ensure_ascii=False)
+    env.globals["tr"] = tr_text
     return env
 
 
@@ -380,10 +383,13 @@ def _names(game: GameData) -> dict[str, object]:
 
     def names(unit_ids: Iterable[str], back: bool = False) -> Text:
         found = [unit_name(u) for u in unit_ids]
-        suffix = BACK if back else Text("")
+
+        def named(name: Text, lang: str) -> str:
+            return tr(BACK, lang, name=name.get(lang)) if back else name.get(lang)
+
         return Text(
-            ", ".join(n.en + suffix.en for n in found),
-            "、".join((n.ja or n.en) + suffix.ja for n in found),
+            ", ".join(named(n, "en") for n in found),
+            "、".join(named(n, "ja") for n in found),
         )
 
     def place(scenario: Scenario, at: str) -> Text:
@@ -425,6 +431,11 @@ def _names(game: GameData) -> dict[str, object]:
         found = formations.get(unit.formation)
         return found.name if found is not None else Text("")
 
+    def side_name(side_id: str) -> Text:
+        """A side's name (a turn's `side:` is its id), the id itself when no side has it."""
+        found = next((s for s in game.game.sides if s.id == side_id), None)
+        return found.name if found is not None else Text(side_id)
+
     def card_values(card: Card) -> str:
         return ", ".join(
             f"{k} {v}"
@@ -443,4 +454,5 @@ def _names(game: GameData) -> dict[str, object]:
         "units_of": lambda side: [u for u in game.units if u.side == side],
         "cards_of": lambda deck: [c for c in game.cards if c.deck == deck],
         "card_values": card_values,
+        "side_name": side_name,
     }

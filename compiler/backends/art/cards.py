@@ -183,7 +183,8 @@ def _card_slot(sketch: Sketch, slot: Slot, face: _CardFace, owner: Owner) -> Non
     else:
         unused(sketch, slot, owner)
         return
-    place_text(sketch, slot, box, text, owner, TextStyle(ink, face.lang, 1, slot.show))
+    lines = 2 if slot.show == "name" else 1  # a long name may take two lines, room allowing
+    place_text(sketch, slot, box, text, owner, TextStyle(ink, face.lang, lines, slot.show))
 
 
 def _text_box(sketch: Sketch, box: Box, face: _CardFace) -> Box:

@@ -76,10 +76,62 @@ def fit(text: str, room: Room) -> Fitted:
 
 
 def _layout(text: str, room: Room, size: float) -> list[str]:
-    """One line, or word-wrapped lines when more than one is allowed."""
+    """One line, or word-wrapped lines when more than one is allowed (Japanese that takes two
+    lines is broken where the two come out most even: see balanced)."""
     if room.max_lines <= 1:
         return [" ".join(text.split())] if text.strip() else []
-    return wrap(text, room.width, size, room.bold, room.lang)
+    lines = wrap(text, room.width, size, room.bold, room.lang)
+    if len(lines) == 2 and has_cjk(text) and len(text.splitlines()) == 1:
+        return balanced(text, room.width, size, room.bold, room.lang) or lines
+    return lines
+
+
+def balanced(text: str, max_width: float, size: float, bold: bool, lang: str) -> list[str]:
+    """`text` in two lines no wider than `max_width`, broken between two words (a CJK
+    character is a word) where the wider line is narrowest, never before a character that may
+    not start a line nor after one that may not end it (kinsoku): `第1近衛歩兵師団` gives
+    `第1近衛` / `歩兵師団`, not `第1近衛歩兵師` / `団`. A break where the script changes
+    (kanji, kana, katakana, Latin) is preferred unless the lines come out much less even, so a
+    katakana word stays whole. Empty when no break fits."""
+    tokens = words(text)
+    best: tuple[float, list[str]] | None = None
+    for cut in range(1, len(tokens)):
+        before, after = tokens[cut - 1][-1], tokens[cut][0]
+        if after in NO_LINE_START or before in NO_LINE_END:
+            continue
+        lines = [_joined(tokens[:cut]), _joined(tokens[cut:])]
+        widest = max(text_width(line, size, bold, lang) for line in lines)
+        if widest > max_width:
+            continue
+        score = widest * (1.0 if _script(before) != _script(after) else MID_WORD)
+        if best is None or score < best[0] - 1e-9:
+            best = (score, lines)
+    return best[1] if best is not None else []
+
+
+MID_WORD = 1.15
+"""How much wider a line may come out to keep the break where the script changes."""
+
+
+def _script(char: str) -> str:
+    """A character's script, for where a Japanese name breaks best (`・` is a sign)."""
+    if char == "・":
+        return "sign"
+    if "\u3040" <= char <= "\u309f":
+        return "hiragana"
+    if "\u30a0" <= char <= "\u30ff":
+        return "katakana"
+    if is_cjk(char) and char.isalpha():
+        return "kanji"
+    return "latin" if char.isalnum() else "sign"
+
+
+def _joined(tokens: list[str]) -> str:
+    """Words set on one line: a space between two words unless either side is CJK."""
+    line = ""
+    for word in tokens:
+        line += ("" if not line or is_cjk(word) or is_cjk(line[-1]) else " ") + word
+    return line
 
 
 def _fits(text: str, lines: list[str], room: Room, size: float) -> bool:
@@ -143,11 +195,14 @@ NO_LINE_START = frozenset(
     "ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"  # small kana
 )
 """Japanese characters that never start a line (kinsoku): the character before goes down too."""
+NO_LINE_END = frozenset("（「『【〔〈《［｛〘〖")
+"""Japanese opening brackets, which never end a line (kinsoku): they go down with what follows."""
 
 
 def wrap(text: str, max_width: float, size: float, bold: bool, lang: str) -> list[str]:
     """Greedy word wrap; paragraphs start new lines; words wider than a line split by character;
-    a line never starts with closing Japanese punctuation or a small kana (see NO_LINE_START)."""
+    a line never starts with closing Japanese punctuation or a small kana (see NO_LINE_START)
+    nor ends with an opening bracket (NO_LINE_END)."""
     lines: list[str] = []
     for paragraph in text.splitlines():
         line = ""
@@ -158,6 +213,8 @@ def wrap(text: str, max_width: float, size: float, bold: bool, lang: str) -> lis
                 line = joined
                 continue
             if word[0] in NO_LINE_START and len(line) > 1 and is_cjk(line[-1]):
+                line, word = line[:-1], line[-1] + word
+            while len(line) > 1 and line[-1] in NO_LINE_END:
                 line, word = line[:-1], line[-1] + word
             lines.extend(_split_long(line, max_width, size, bold, lang))
             line = word

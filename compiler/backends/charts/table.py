@@ -12,6 +12,7 @@ from compiler.backends.art.display import Anchor, Drawing, Inset, Line, Op, Poly
 from compiler.backends.art.fonts import text_width
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.pergame import PerGame
+from compiler.i18n import N_, tr
 from compiler.model.charts import Chart
 from compiler.model.common import Text as Label
 from compiler.model.gamedata import GameData
@@ -90,7 +91,7 @@ def _swatch(x: float, y: float, colour: RGB) -> Polygon:
 PIECE = 22.0
 """Side of a counter image in a chart, in points (the table's own scale)."""
 PIECE_GAP = 2.0
-PIECES_HEADING = Label("Counters", "駒")
+PIECES_HEADING = N_("Counters")
 
 
 _DRAWN: PerGame[dict[tuple[str, str], Drawing | None]] = PerGame(dict)
@@ -173,14 +174,29 @@ class _Table:
         ]
 
 
+_TABLES: PerGame[dict[tuple[int, str, float], tuple[Chart, _Table]]] = PerGame(dict)
+
+
 def _table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
+    """The chart laid out `width` points wide (remembered for the game being built: a chart
+    is measured for portrait and landscape pages, then split, sometimes twice)."""
+    memo = _TABLES.of(game)
+    found = memo.get((id(chart), lang, width))
+    if found is not None and found[0] is chart:
+        return found[1]
+    table = _lay_out_table(game, chart, lang, width)
+    memo[(id(chart), lang, width)] = (chart, table)
+    return table
+
+
+def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
     header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
     body = [[row.label.get(lang)] + [cell_text(c, lang) for c in row.cells] for row in chart.rows]
     columns = len(header)
     rows = [header] + [(r + [""] * columns)[:columns] for r in body]
     with_pieces = any(r.pieces for r in chart.rows)
     if with_pieces:
-        rows = [rows[0] + [PIECES_HEADING.get(lang)]] + [r + [""] for r in rows[1:]]
+        rows = [rows[0] + [tr(PIECES_HEADING, lang)]] + [r + [""] for r in rows[1:]]
     terrain = {t.id: parse_colour(t.colour) or SHADE for t in game.game.terrain}
     swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
     grid = _layout(rows, width - swatch_room, lang, _pieces_width(chart) if with_pieces else 0)
@@ -269,7 +285,7 @@ def table_height(game: GameData, chart: Chart, lang: str, width: float) -> float
     return TITLE * 1.6 + sum(table.grid.heights) + LINE * len(table.notes()) + PAD * 2
 
 
-CONTINUED = Label(" (continued)", "（続き）")
+CONTINUED = N_("{title} (continued)")
 
 
 def chart_parts(
@@ -308,7 +324,7 @@ def chart_parts(
         _part(
             game,
             table,
-            title if number == 0 else title + CONTINUED.get(lang),
+            title if number == 0 else tr(CONTINUED, lang, title=title),
             span,
             number == len(spans) - 1,
             True,

@@ -23,6 +23,7 @@ from compiler.backends.sheets.faces import (
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.sheets.pdf import Piece, SheetDoc, render
 from compiler.gcpause import no_cyclic_gc
+from compiler.i18n import tr
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 
@@ -120,12 +121,17 @@ def sheet_docs(game: GameData, options: SheetOptions) -> dict[str, tuple[SheetDo
     size = options.counter_mm
     docs = {
         "counters.pdf": (
-            SheetDoc(f"{title} — counters", "counters", counter_pieces(game, lang), (size, size)),
+            SheetDoc(
+                tr("{title} — counters", lang, title=title),
+                "counters",
+                counter_pieces(game, lang),
+                (size, size),
+            ),
             options,
         ),
         "blocks.pdf": (
             SheetDoc(
-                f"{title} — block labels",
+                tr("{title} — block labels", lang, title=title),
                 "blocks",
                 block_pieces(game, lang),
                 (options.block_mm, options.block_mm),
@@ -133,7 +139,12 @@ def sheet_docs(game: GameData, options: SheetOptions) -> dict[str, tuple[SheetDo
             options.with_duplex("none"),
         ),
         "cards.pdf": (
-            SheetDoc(f"{title} — cards", "cards", card_pieces(game, lang), options.card_mm),
+            SheetDoc(
+                tr("{title} — cards", lang, title=title),
+                "cards",
+                card_pieces(game, lang),
+                options.card_mm,
+            ),
             options,
         ),
     }

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from compiler.backends.art.fonts import BOLD, REGULAR, font_width
+from compiler.backends.art.fonts import REGULAR, font_width
 from compiler.backends.pdf.content import Canvas
 from compiler.backends.pdf.document import (
     Box,
@@ -36,6 +36,7 @@ from compiler.backends.sheets.faces import FaceRef, Form, render_forms
 from compiler.backends.sheets.fonts import fit, font_for
 from compiler.backends.sheets.impose import Imposition, Placement, Rect, bounding, impose, mirror
 from compiler.backends.sheets.options import MM, SheetOptions
+from compiler.i18n import N_, tr
 
 MARK_GAP = 0.5 * MM
 """Space between the bleed edge and the start of a cut mark."""
@@ -104,7 +105,7 @@ def render(
             "Title": doc.title,
             "Author": "countermix",
             "Creator": "countermix",
-            "Subject": f"{doc.kind} print sheets",
+            "Subject": tr("{kind} print sheets", options.lang, kind=doc.kind),
         }
     )
 
@@ -316,16 +317,18 @@ def _sheet_pages(
 ) -> list[Page]:
     """One sheet: a front page and a mirrored back page, or one gutter-fold or front-only page."""
     placements = imposition.on_sheet(sheet)
-    label = f"{doc.title} — sheet {sheet + 1} of {imposition.sheets}"
+    fields = {"title": doc.title, "sheet": sheet + 1, "sheets": imposition.sheets}
+    lang = options.lang
     fronts = _drawn(placements, forms, "front")
     backs = _drawn(placements, forms, "back")
     if imposition.mode == "gutter-fold":
-        return [
-            _sheet_page(cache, fronts + backs, placements, options, f"{label} (fold)", fold=True)
-        ]
-    pages = [_sheet_page(cache, fronts, placements, options, f"{label}, front")]
+        label = tr("{title} — sheet {sheet} of {sheets} (fold)", lang, **fields)
+        return [_sheet_page(cache, fronts + backs, placements, options, label, fold=True)]
+    label = tr("{title} — sheet {sheet} of {sheets}, front", lang, **fields)
+    pages = [_sheet_page(cache, fronts, placements, options, label)]
     if imposition.mode == "mirror" and backs:
-        pages.append(_sheet_page(cache, backs, placements, options, f"{label}, back", back=True))
+        label = tr("{title} — sheet {sheet} of {sheets}, back", lang, **fields)
+        pages.append(_sheet_page(cache, backs, placements, options, label, back=True))
     return pages
 
 
@@ -440,12 +443,20 @@ def _page_label(canvas: Canvas, label: str, options: SheetOptions) -> None:
 # ---- calibration ------------------------------------------------------------------------------
 
 CALIBRATION_TEXT = (
-    "Duplex calibration. Print this pair of pages double-sided, flipping on the long edge,",
-    "at 100% scale (no 'fit to page'). Hold the sheet against a light and look at the BACK side.",
-    "Read on the back's rulers where each cross of the front lies: x to the right, y up, in mm.",
-    "Add those numbers to the back offset and rebuild (current back offset: {x:g}, {y:g} mm).",
-    "If the two crosses give different readings, the printer scales or rotates the back.",
+    N_("Duplex calibration. Print this pair of pages double-sided, flipping on the long edge,"),
+    N_(
+        "at 100% scale (no 'fit to page'). Hold the sheet against a light and look at the BACK side."  # noqa: E501
+    ),
+    N_(
+        "Read on the back's rulers where each cross of the front lies: x to the right, y up, in mm."
+    ),
+    N_("Add those numbers to the back offset and rebuild (current back offset: {x:g}, {y:g} mm)."),
+    N_("If the two crosses give different readings, the printer scales or rotates the back."),
 )
+CALIBRATION_LABEL = {
+    "front": N_("Duplex calibration, front"),
+    "back": N_("Duplex calibration, back"),
+}
 
 
 def _calibration_pages(pdf: PdfDocument, options: SheetOptions) -> None:
@@ -463,7 +474,7 @@ def _calibration_pages(pdf: PdfDocument, options: SheetOptions) -> None:
         canvas = Canvas()
         _draw_faces(canvas, [Drawn(f"cm.{side}.calibration", r) for r in rects], 0.0)
         _instructions(canvas, options)
-        _page_label(canvas, f"Duplex calibration, {side}", options)
+        _page_label(canvas, tr(CALIBRATION_LABEL[side], options.lang), options)
         boxes = _boxes(_inside_margins(options), options)
         pdf.add_page(options.page_pt, canvas.content(), (f"cm.{side}.calibration",), boxes)
 
@@ -502,8 +513,9 @@ def _instructions(canvas: Canvas, options: SheetOptions) -> None:
     area = _inside_margins(options)
     x, y = options.back_offset_mm
     canvas.fill_colour((0, 0, 0))
-    for line_no, text in enumerate(CALIBRATION_TEXT):
-        canvas.text(REGULAR, 8, area.x, area.top - 10 - line_no * 11, text.format(x=x, y=y))
+    for line_no, message in enumerate(CALIBRATION_TEXT):
+        text = tr(message, options.lang).format(x=x, y=y)
+        canvas.text(font_for(text), 8, area.x, area.top - 10 - line_no * 11, text)
 
 
 def _inside_margins(options: SheetOptions) -> Rect:
@@ -517,7 +529,13 @@ def _inside_margins(options: SheetOptions) -> Rect:
 
 INDEX_SIZE = 7.5
 INDEX_LEADING = 10.0
-INDEX_COLUMNS = (("Page", 0.0), ("Positions (row, column)", 0.08), ("Id", 0.42), ("Name", 0.64))
+INDEX_COLUMNS = (
+    (N_("Page"), 0.0),
+    (N_("Positions (row, column)"), 0.08),
+    (N_("Id"), 0.42),
+    (N_("Name"), 0.64),
+)
+INDEX_COPIES = N_("Copies")
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,7 +549,7 @@ class IndexRow:
     copies: str
 
 
-def index_rows(doc: SheetDoc, imposition: Imposition) -> list[IndexRow]:
+def index_rows(doc: SheetDoc, imposition: Imposition, lang: str = "en") -> list[IndexRow]:
     """Which piece sits where: one row per piece and sheet, in print order."""
     rows: list[IndexRow] = []
     for sheet in range(imposition.sheets):
@@ -542,7 +560,7 @@ def index_rows(doc: SheetDoc, imposition: Imposition) -> list[IndexRow]:
             piece = doc.pieces[item]
             copies = f"{len(mine)}" if len(mine) == piece.copies else f"{len(mine)}/{piece.copies}"
             page = _page_numbers(imposition, sheet, piece.back is not None)
-            rows.append(IndexRow(page, _positions(mine), piece.id, piece.name, copies))
+            rows.append(IndexRow(page, _positions(mine, lang), piece.id, piece.name, copies))
     return rows
 
 
@@ -555,7 +573,7 @@ def _page_numbers(imposition: Imposition, sheet: int, has_back: bool) -> str:
     return str(2 * sheet + 1)
 
 
-def _positions(placements: Sequence[Placement]) -> str:
+def _positions(placements: Sequence[Placement], lang: str) -> str:
     """Rows and column ranges of some placements, e.g. "R1 C1–8, R2 C1–3" (1-based)."""
     runs: dict[int, list[int]] = {}
     for placement in placements:
@@ -563,8 +581,9 @@ def _positions(placements: Sequence[Placement]) -> str:
     parts = []
     for row, cols in sorted(runs.items()):
         lo, hi = min(cols) + 1, max(cols) + 1
-        parts.append(f"R{row + 1} C{lo}" if lo == hi else f"R{row + 1} C{lo}–{hi}")
-    return ", ".join(parts)
+        columns = f"{lo}" if lo == hi else f"{lo}–{hi}"
+        parts.append(tr("R{row} C{columns}", lang, row=row + 1, columns=columns))
+    return tr(", ", lang).join(parts)
 
 
 def _all_index_pages(
@@ -589,33 +608,43 @@ def _index_pages(
 ) -> list[Page]:
     """The sheet index as a table over as many pages as it needs."""
     area = _inside_margins(options)
-    rows = index_rows(doc, imposition)
+    lang = options.lang
+    rows = index_rows(doc, imposition, lang)
     per_page = max(1, int((area.h - 3 * INDEX_LEADING) // INDEX_LEADING))
     chunks = [rows[i : i + per_page] for i in range(0, len(rows), per_page)] or [[]]
     pages: list[Page] = []
     for number, chunk in enumerate(chunks, start=1):
-        title = f"{doc.title} — sheet index ({number}/{len(chunks)})"
-        draw = partial(_index_page, area, title, chunk)
-        cells = tuple((r.page, r.positions, r.id, r.name, r.copies) for r in chunk)
+        title = tr(
+            "{title} — sheet index ({page}/{pages})",
+            lang,
+            title=doc.title,
+            page=number,
+            pages=len(chunks),
+        )
+        header = _header(lang)
+        draw = partial(_index_page, area, title, header, chunk)
+        cells = tuple((r.page, r.positions, r.id, r.name, r.copies) for r in (header, *chunk))
         content = _cached_content(cache, ("index", area, title, cells), draw)
         pages.append((options.page_pt, content, (), _boxes(area, options)))
     return pages
 
 
-def _index_page(area: Rect, title: str, rows: Sequence[IndexRow], canvas: Canvas) -> None:
+def _index_page(
+    area: Rect, title: str, header: IndexRow, rows: Sequence[IndexRow], canvas: Canvas
+) -> None:
     """One page of the index: its title, the column headings and the rows."""
     canvas.fill_colour((0, 0, 0))
     canvas.text(font_for(title, bold=True), 11, area.x, area.top - 11, title)
-    _index_line(canvas, area, area.top - 2.5 * INDEX_LEADING, _header(), bold=True)
+    _index_line(canvas, area, area.top - 2.5 * INDEX_LEADING, header, bold=True)
     for line_no, row in enumerate(rows, start=1):
         y = area.top - (2.5 + line_no) * INDEX_LEADING
         _index_line(canvas, area, y, row, bold=False)
 
 
-def _header() -> IndexRow:
+def _header(lang: str) -> IndexRow:
     """The index's column headings."""
-    names = [heading for heading, _ in INDEX_COLUMNS]
-    return IndexRow(names[0], names[1], names[2], names[3], "Copies")
+    names = [tr(heading, lang) for heading, _ in INDEX_COLUMNS]
+    return IndexRow(names[0], names[1], names[2], names[3], tr(INDEX_COPIES, lang))
 
 
 def _index_line(canvas: Canvas, area: Rect, y: float, row: IndexRow, *, bold: bool) -> None:
@@ -626,7 +655,7 @@ def _index_line(canvas: Canvas, area: Rect, y: float, row: IndexRow, *, bold: bo
         font = font_for(text, bold=bold)
         room = starts[col + 1] - starts[col] - 4
         canvas.text(font, INDEX_SIZE, starts[col], y, fit(text, font, INDEX_SIZE, room))
-    copies_font = BOLD if bold else REGULAR
+    copies_font = font_for(row.copies, bold=bold)
     canvas.text(
         copies_font,
         INDEX_SIZE,
