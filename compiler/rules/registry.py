@@ -74,6 +74,11 @@ BUILTIN_RULES: tuple[RuleInfo, ...] = tuple(
         ("missing-font", "The fonts the faces need are installed (Japanese: IPAex Gothic)"),
         ("print-settings", "The game's print settings can be used (sizes, paper, offsets)"),
         ("text-overflow", "Text that had to be shortened to fit its layout slot (a warning)"),
+        (
+            "untranslated-text",
+            "Texts the module shows that have no Japanese yet, counted per game (a warning, "
+            "on request)",
+        ),
     )
     + _rules(
         "import",

@@ -5,6 +5,7 @@
  *
  *   java -cp Vengine.jar:<Debian jars>:<classes> Harness MODULE.vmod [--prop NAME]...
  *        [--screenshot PNG] [--save-dir DIR [--moves]] [--starts N] [--setups N]
+ *        [--locale LANG]
  *
  * Checks:
  *  (a) every PieceSlot (tray, at-start stack, deck) and every PrototypeDefinition decodes
@@ -56,6 +57,21 @@
  *      the component's field that holds it or its panel), and for a LaunchButton
  *      "textAttribute", the buildFile attribute that sets its text (e.g. DiceButton "text",
  *      Map "buttonName", TurnTracker "buttonText").
+ *
+ *  (h) the module's translation (VASSAL.i18n): with --locale LANG the harness first stores LANG
+ *      as the player's language preference (global preference "Locale" in V_Global, what
+ *      Preferences > General > Language writes; Resources reads it at start), so the module
+ *      opens as that player sees it. "i18n" in the report: locale (Resources.getLocale()),
+ *      translations (each Translation's locale and bundle file), keys (every translatable
+ *      attribute VASSAL asks its bundle for, ComponentI18nData.getFullPrefix() + attribute ->
+ *      the untranslated value, pieces' texts under "Piece.<text>") and translated (key -> what
+ *      the active bundles give, for the keys they have), and what a player reads: "title"
+ *      (localized module name), "components" (class, configure name and localized configure
+ *      name of every configurable component: maps, boards, decks, widgets, dice, trackers,
+ *      charts ...), "palette" (each PieceSlot's entry name, piece name and localized piece
+ *      name), "setups" (each PredefinedSetup's name and its File > New Game menu text) and
+ *      "turnLevels" (each ListTurnLevel's property and list as the tracker shows it) and "tabs"
+ *      (the title of every tab of every window's tabbed panes: trays, charts window).
  *
  * Exit status: 0 = clean; 1 = the module has problems (decodeErrors, imageErrors, warnings);
  * 2 = the harness hit a Java exception (the JSON then has "exception"); 3 = bad usage.
@@ -921,6 +937,151 @@ public final class Harness {
   /** The toolbars read during the first started game ((g), "toolbarInGame"). */
   private static List<Map<String, Object>> toolbarInGame = null;
 
+  // ---------------------------------------------------------------- (h) translations
+
+  /** --locale: the player's language preference stored before VASSAL starts (null: none). */
+  private static String locale = null;
+
+  /** Store {@code lang} as the global "Locale" preference, as the Preferences dialog does. */
+  private static void storeLocalePreference(String lang) throws java.io.IOException {
+    final File dir = Info.getPrefsDir();
+    if (!dir.isDirectory() && !dir.mkdirs()) {
+      throw new java.io.IOException("cannot create " + dir);
+    }
+    final File file = new File(dir, "V_Global");
+    final java.util.Properties p = new java.util.Properties();
+    if (file.isFile()) {
+      try (InputStream in = new java.io.FileInputStream(file)) {
+        p.load(in);
+      }
+    }
+    p.setProperty(Resources.LOCALE_PREF_KEY, lang);
+    try (java.io.OutputStream out = new FileOutputStream(file)) {
+      p.store(out, null);
+    }
+  }
+
+  /** Every translatable key below {@code t}: full key -> untranslated value. */
+  private static void i18nKeys(VASSAL.i18n.Translatable t, Map<String, String> out,
+                               java.util.Set<Object> seen) {
+    if (t == null || !seen.add(t)) {
+      return;
+    }
+    final VASSAL.i18n.ComponentI18nData data = t.getI18nData();
+    final String prefix = data.getFullPrefix();
+    for (final String attr : data.getAttributeKeys()) {
+      String value = data.getLocalUntranslatedValue(attr);
+      // ComponentI18nData.Property starts its "untranslated value" as the attribute's name and
+      // sets it only when a translation is applied: until then the current value is the text
+      if (attr.equals(value) && !VASSAL.i18n.TranslatablePiece.PREFIX.equals(prefix)
+          && t instanceof VASSAL.build.AbstractBuildable) {
+        value = ((VASSAL.build.AbstractBuildable) t).getAttributeValueString(attr);
+      }
+      out.putIfAbsent(prefix + attr, value == null ? "" : value);
+    }
+    for (final VASSAL.i18n.Translatable child : data.getChildren()) {
+      i18nKeys(child, out, seen);
+    }
+  }
+
+  /** (h): the module's translation as loaded, and the names a player reads. */
+  private static Map<String, Object> i18nReport(GameModule gm) throws Exception {
+    final Map<String, Object> r = new LinkedHashMap<>();
+    r.put("locale", Resources.getLocale().getLanguage());
+    final List<Map<String, Object>> translations = new ArrayList<>();
+    for (final VASSAL.i18n.Translation t
+         : gm.getAllDescendantComponentsOf(VASSAL.i18n.Translation.class)) {
+      final Map<String, Object> tr = new LinkedHashMap<>();
+      tr.put("locale", t.getAttributeValueString(VASSAL.i18n.Translation.LOCALE));
+      tr.put("bundle", t.getBundleFileName());
+      translations.add(tr);
+    }
+    r.put("translations", translations);
+    final Map<String, String> keys = new TreeMap<>();
+    i18nKeys(gm, keys, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    r.put("keys", keys);
+    final Map<String, String> translated = new TreeMap<>();
+    final VASSAL.i18n.Localization loc = VASSAL.i18n.Localization.getInstance();
+    for (final String key : keys.keySet()) {
+      final String value = loc.translate(key, null);
+      if (value != null) {
+        translated.put(key, value);
+      }
+    }
+    r.put("translated", translated);
+    r.put("title", gm.getLocalizedGameName());
+    final List<Map<String, Object>> components = new ArrayList<>();
+    for (final VASSAL.build.AbstractConfigurable c
+         : gm.getAllDescendantComponentsOf(VASSAL.build.AbstractConfigurable.class)) {
+      if (c instanceof PieceSlot) {
+        continue;
+      }
+      final Map<String, Object> cr = new LinkedHashMap<>();
+      cr.put("class", c.getClass().getName());
+      cr.put("name", c.getConfigureName());
+      cr.put("localizedName", c.getLocalizedConfigureName());
+      components.add(cr);
+    }
+    r.put("components", components);
+    final List<Map<String, Object>> palette = new ArrayList<>();
+    for (final VASSAL.build.module.PieceWindow w
+         : gm.getAllDescendantComponentsOf(VASSAL.build.module.PieceWindow.class)) {
+      for (final PieceSlot slot : w.getAllDescendantComponentsOf(PieceSlot.class)) {
+        final GamePiece piece = slot.getPiece();
+        final Map<String, Object> pr = new LinkedHashMap<>();
+        pr.put("entryName", slot.getConfigureName());
+        pr.put("gpid", slot.getGpId());
+        pr.put("name", piece == null ? null : Decorator.getOutermost(piece).getName());
+        pr.put("localizedName",
+          piece == null ? null : Decorator.getOutermost(piece).getLocalizedName());
+        palette.add(pr);
+      }
+    }
+    r.put("palette", palette);
+    final List<Map<String, Object>> setups = new ArrayList<>();
+    for (final PredefinedSetup setup : gm.getAllDescendantComponentsOf(PredefinedSetup.class)) {
+      final Map<String, Object> sr = new LinkedHashMap<>();
+      sr.put("name", setup.getConfigureName());
+      final java.lang.reflect.Field f = PredefinedSetup.class.getDeclaredField("launchAction");
+      f.setAccessible(true);
+      final javax.swing.Action action = (javax.swing.Action) f.get(setup);
+      sr.put("menuText", action == null ? null : action.getValue(javax.swing.Action.NAME));
+      setups.add(sr);
+    }
+    r.put("setups", setups);
+    final List<Map<String, Object>> levels = new ArrayList<>();
+    for (final VASSAL.build.module.turn.ListTurnLevel level
+         : gm.getAllDescendantComponentsOf(VASSAL.build.module.turn.ListTurnLevel.class)) {
+      final Map<String, Object> lr = new LinkedHashMap<>();
+      lr.put("property", level.getAttributeValueString("property"));
+      lr.put("list", level.getAttributeValueString("list"));
+      levels.add(lr);
+    }
+    r.put("turnLevels", levels);
+    // the tab titles a player reads in the trays and the charts window (every JTabbedPane of
+    // every window, opened or not)
+    final List<String> tabs = new ArrayList<>();
+    for (final Window w : Window.getWindows()) {
+      tabTitles(w, tabs);
+    }
+    r.put("tabs", tabs);
+    return r;
+  }
+
+  private static void tabTitles(Container c, List<String> out) {
+    if (c instanceof javax.swing.JTabbedPane) {
+      final javax.swing.JTabbedPane tp = (javax.swing.JTabbedPane) c;
+      for (int i = 0; i < tp.getTabCount(); i++) {
+        out.add(tp.getTitleAt(i));
+      }
+    }
+    for (final Component child : c.getComponents()) {
+      if (child instanceof Container) {
+        tabTitles((Container) child, out);
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- (e) saves and moves
 
   /** --save-dir: where each started setup is saved (null: no saves). */
@@ -1301,6 +1462,9 @@ public final class Harness {
       else if ("--setups".equals(args[i]) && i + 1 < args.length) {
         maxSetups = Integer.parseInt(args[++i]);
       }
+      else if ("--locale".equals(args[i]) && i + 1 < args.length) {
+        locale = args[++i];
+      }
       else if (vmodPath == null) {
         vmodPath = args[i];
       }
@@ -1311,7 +1475,7 @@ public final class Harness {
     }
     if (vmodPath == null) {
       System.err.println("usage: Harness MODULE.vmod [--prop NAME]... [--screenshot PNG]"
-        + " [--save-dir DIR [--moves]] [--starts N] [--setups N]");
+        + " [--save-dir DIR [--moves]] [--starts N] [--setups N] [--locale LANG]");
       System.exit(3);
     }
 
@@ -1323,6 +1487,9 @@ public final class Harness {
       report.put("file", vmod.getPath());
       // What VASSAL.launch.Player.main / Launcher(String[]) do before launch():
       Info.setConfig(new StandardConfig());
+      if (locale != null) {
+        storeLocalePreference(locale);  // before Resources reads it
+      }
       installCapture();
       final StartUp startUp = new StartUp();
       startUp.startErrorLog();
@@ -1358,9 +1525,11 @@ public final class Harness {
 
       final long t0 = System.currentTimeMillis();
       context = "GameModule.init";
-      // VASSAL.launch.Player.launch() (3.6): GameModule.init(new GameModule(new DataArchive(p)))
+      // VASSAL.launch.Player.launch() (3.6): GameModule.init(new GameModule(new DataArchive(p))),
+      // then Localization.translate() (the module's Translation for the player's language)
       onEdt(() -> {
         GameModule.init(new GameModule(new DataArchive(vmod.getPath())));
+        VASSAL.i18n.Localization.getInstance().translate();
         GameModule.getGameModule().getPlayerWindow().setVisible(true);
         return null;
       });
@@ -1402,6 +1571,7 @@ public final class Harness {
       }
 
       report.put("toolbar", onEdt(() -> toolbarButtons(gm)));
+      report.put("i18n", onEdt(() -> i18nReport(gm)));
       final int[] counts = onEdt(() -> decodeAll(gm));
       report.put("pieceSlots", counts[0]);
       report.put("prototypes", counts[1]);

@@ -22,6 +22,14 @@ opened, ``toolbarInGame`` the same once the first setup started (None without on
 (the module component it belongs to), field and, for VASSAL's LaunchButton, textAttribute (the
 buildFile attribute that sets its text).
 
+With ``locale`` (``--locale ja``) the module opens as a player whose VASSAL language preference
+is that language (the harness stores it as VASSAL's global "Locale" preference first). ``i18n``
+(always there) is the module's translation as VASSAL loaded it: locale, translations (locale,
+bundle), keys (every key VASSAL looks up -> untranslated text), translated (key -> the bundle's
+text), title, components (class, name, localizedName), palette (entryName, gpid, name,
+localizedName), setups (name, menuText: the File > New Game entry), turnLevels (property,
+list) and tabs (the title of every tab in every window: trays, charts window).
+
 With ``save_dir`` (``--save-dir DIR``) each setup also has ``save``: the absolute path of
 ``DIR/<n>.vsav`` (n = 1-based index in ``setups``), written by VASSAL's GameState.saveGame
 right after the setup started, so it is exactly what File > Save writes (``!VCSK``-obfuscated
@@ -233,6 +241,7 @@ def run_harness(
     moves: bool = False,
     starts: int = 1,
     setups: int | None = None,
+    locale: str | None = None,
 ) -> dict[str, object]:
     """Load ``vmod`` in VASSAL 3.6 and return the harness report (see the module doc).
 
@@ -242,7 +251,8 @@ def run_harness(
     VASSAL's commands and the game saved again to ``save_dir/<n>-moved.vsav``. With
     ``starts`` > 1 every setup is started that many times, starts 2.. read into its
     ``restarts`` (each ``gameStarted`` and ``pieces``). With ``setups``, only the first
-    ``setups`` predefined setups are started. Problems of
+    ``setups`` predefined setups are started. With ``locale`` (e.g. "ja"), VASSAL runs with
+    that language preference. Problems of
     the module (decode/image errors, warnings, dialogs) come back in the report with
     ``ok == False``; a Java exception, a timeout or bad output raises HarnessError.
     """
@@ -265,6 +275,8 @@ def run_harness(
         args += ["--starts", str(starts)]
     if setups is not None:
         args += ["--setups", str(setups)]
+    if locale is not None:
+        args += ["--locale", locale]
     with tempfile.TemporaryDirectory(prefix="vassal-home-") as home, display() as disp:
         env = dict(os.environ, DISPLAY=disp)
         if save_dir is not None:
@@ -330,6 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--starts", type=int, default=1, help="start every setup N times (restarts: 2..N)"
     )
     parser.add_argument("--setups", type=int, help="start only the first N setups")
+    parser.add_argument("--locale", help="the player's VASSAL language, e.g. ja")
     args = parser.parse_args(argv)
     if args.moves and args.save_dir is None:
         parser.error("--moves needs --save-dir")
@@ -342,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         moves=args.moves,
         starts=args.starts,
         setups=args.setups,
+        locale=args.locale,
     )
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     return 0 if report.get("ok") else 1

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 from lxml import etree
 
@@ -14,9 +14,19 @@ from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.encode import add_piece, join
 from compiler.backends.vassal.geometry import HexBlock, MapLayout
+from compiler.backends.vassal.translation import (
+    LANGUAGES,
+    Localized,
+    Translations,
+    add_translations,
+    data_text,
+    tool_text,
+)
 from compiler.backends.vassal.turns import add_turn_trackers
 from compiler.backends.vassal.xml import BOARD, GRID, MAP, MODULE, WIDGET, map_element, node
+from compiler.i18n import N_, tr
 from compiler.model.cards import Card, Deck
+from compiler.model.common import Text
 from compiler.model.game import Die
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
@@ -25,10 +35,12 @@ from compiler.model.units import Unit
 
 VASSAL_VERSION = "3.6.0"
 PIECE_SIZE = 64
-TRAYS_LABEL = "Counters"
+TRAYS_LABEL = N_("Counters")
 """The counter trays' toolbar button (PieceWindow)."""
-CHARTS_LABEL = "Charts"
+CHARTS_LABEL = N_("Charts")
 """The charts window's toolbar button (ChartWindow)."""
+OTHER_UNITS = N_("Other units")
+"""The trays' panel of a side's units that belong to no formation."""
 
 
 @dataclass
@@ -48,6 +60,8 @@ class ModulePlan:
     reinforcement_image: str = ""
     scenario_files: dict[str, str] = field(default_factory=dict)
     charts: list[tuple[str, str]] = field(default_factory=list)  # (chart title, image file)
+    chart_names: list[Text] = field(default_factory=list)  # each chart's title, all languages
+    bundles: dict[str, bytes] = field(default_factory=dict)  # translation bundles build_file made
     faces_drawn: int = 0  # faces rendered this build (the rest came from the render cache)
     faces_reused: int = 0
 
@@ -65,7 +79,7 @@ class ModulePlan:
         return unit_type is not None and unit_type.shape == "block"
 
 
-REINFORCEMENTS_MAP = "Reinforcements"
+REINFORCEMENTS_MAP = N_("Reinforcements")
 
 
 def turn_zone(turn: int) -> str:
@@ -104,7 +118,9 @@ def _description(game: GameData) -> str:
 
 
 def build_file(plan: ModulePlan) -> etree._Element:
+    """The build file; the translations' bundles it names go to `plan.bundles`."""
     game = plan.game
+    texts = Translations()
     root = node(
         None,
         "VASSAL.build.GameModule",
@@ -116,9 +132,13 @@ def build_file(plan: ModulePlan) -> etree._Element:
         ModuleOther1="",
         ModuleOther2="",
     )
+    texts.attribute(root, "name", data_text(game.game.title))
+    texts.attribute(root, "description", _description_in(game))
     node(root, MODULE + "BasicCommandEncoder")
     node(root, MODULE + "Documentation")
     roster = node(root, MODULE + "PlayerRoster", buttonText="Retire", buttonToolTip="Switch sides")
+    texts.attribute(roster, "buttonText", tool_text(N_("Retire")))
+    texts.attribute(roster, "buttonToolTip", tool_text(N_("Switch sides")))
     for side in game.game.sides:
         node(roster, "entry", side.name.en)
     node(
@@ -144,18 +164,18 @@ def build_file(plan: ModulePlan) -> etree._Element:
         )
     node(root, MODULE + "properties.GlobalTranslatableMessages")
     _prototypes(root, plan)
-    _trays(root, plan)
+    _trays(root, plan, texts)
     for game_map in game.maps:
-        _map(root, plan, plan.layouts[game_map.id])
+        _map(root, plan, plan.layouts[game_map.id], texts)
     if plan.reinforcement_turns:
-        _reinforcement_map(root, plan)
+        _reinforcement_map(root, plan, texts)
     _deal_commands(root, plan)
-    _dice(root, plan)
-    add_turn_trackers(root, game.game)
-    _charts(root, plan)
+    _dice(root, plan, texts)
+    add_turn_trackers(root, game.game, texts)
+    _charts(root, plan, texts)
     for scenario in game.scenarios:
         file = plan.scenario_files.get(scenario.id, "")
-        node(
+        setup = node(
             root,
             MODULE + "PredefinedSetup",
             name=scenario.name.en,
@@ -163,10 +183,58 @@ def build_file(plan: ModulePlan) -> etree._Element:
             useFile="true" if file else "false",
             file=file,
         )
+        texts.attribute(setup, "name", data_text(scenario.name))
+    _piece_texts(root, plan, texts)
+    plan.bundles = add_translations(root, texts)
     return root
 
 
-def _charts(root: etree._Element, plan: ModulePlan) -> None:
+PIECE_WORDS = (
+    N_("Flip"),
+    N_("Peek"),
+    N_("Lose step"),
+    N_("Restore step"),
+    N_("Reduce one step"),
+    N_("Restore one step"),
+    N_("Hide from opponent"),
+    N_("Delete"),
+)
+"""The menu commands of the module's pieces (compiler/backends/vassal/pieces.py): VASSAL
+translates them under `Piece.<command>`, for every piece at once."""
+
+
+PIECE_TAGS = (WIDGET + "PieceSlot", WIDGET + "CardSlot", MODULE + "PrototypeDefinition")
+
+
+def _piece_texts(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
+    """The names of the pieces (their BasicPiece names) and their menu commands."""
+    game = plan.game
+    for unit in game.units:
+        texts.piece(unit.name.en, data_text(unit.name))
+    for marker in game.markers.values():
+        suffix = "" if marker.value is None else f" {marker.value:g}"
+        texts.piece(marker.set.name.en + suffix, _joined(marker.set.name, suffix))
+    for card in game.cards:
+        texts.piece(card.name.en, data_text(card.name))
+    said = "\n".join(e.text or "" for e in root.iter(*PIECE_TAGS))
+    for word in PIECE_WORDS:
+        if word in said:  # a menu command some piece of this module has
+            texts.piece(word, tool_text(word))
+
+
+def _joined(text: Text, suffix: str = "", prefix: str = "") -> Localized:
+    """`prefix + text + suffix` in a language: the text's own there, else its base text (a
+    label put together of parts; none of its own in the language is then the base label)."""
+    own = data_text(text)
+    return lambda lang: prefix + (own(lang) or text.en) + suffix
+
+
+def _description_in(game: GameData) -> Localized:
+    own = data_text(game.game.description)
+    return lambda lang: " ".join(own(lang).split())
+
+
+def _charts(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
     """The charts window: one tab per chart of the game."""
     window = node(
         root,
@@ -178,10 +246,16 @@ def _charts(root: etree._Element, plan: ModulePlan) -> None:
         hotkey="",
         description="Charts and tables",
     )
+    texts.attribute(window, "text", tool_text(CHARTS_LABEL))
+    texts.attribute(window, "tooltip", tool_text(N_("Charts and tables")))
     if plan.charts:
         tabs = node(window, WIDGET + "TabWidget", entryName="Charts")
-        for title, image in plan.charts:
-            node(tabs, WIDGET + "Chart", chartName=title, fileName=image)
+        texts.attribute(tabs, "entryName", tool_text(N_("Charts")))
+        names = plan.chart_names if len(plan.chart_names) == len(plan.charts) else []
+        for index, (title, image) in enumerate(plan.charts):
+            chart = node(tabs, WIDGET + "Chart", chartName=title, fileName=image)
+            if names:
+                texts.attribute(chart, "chartName", data_text(names[index]))
 
 
 def _prototypes(root: etree._Element, plan: ModulePlan) -> None:
@@ -199,7 +273,7 @@ def unit_slot_text(plan: ModulePlan, unit: Unit, gpid: int) -> str:
     return add_piece(pc.counter_traits(plan.game, unit, images, gpid=gpid))
 
 
-def _trays(root: etree._Element, plan: ModulePlan) -> None:
+def _trays(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
     game = plan.game
     window = node(
         root,
@@ -212,7 +286,10 @@ def _trays(root: etree._Element, plan: ModulePlan) -> None:
         hidden="false",
         scale="1.0",
     )
+    texts.attribute(window, "text", tool_text(TRAYS_LABEL))
+    texts.attribute(window, "tooltip", tool_text(N_("Counter trays")))
     tabs = node(window, WIDGET + "TabWidget", entryName="Counters")
+    texts.attribute(tabs, "entryName", tool_text(N_("Counters")))
     formations = {f.id: f for f in game.formations}
     for side in game.game.sides:
         units = [u for u in game.units if u.side == side.id]
@@ -227,21 +304,29 @@ def _trays(root: etree._Element, plan: ModulePlan) -> None:
             height="0",
             divider="200",
         )
+        texts.attribute(side_tab, "entryName", data_text(side.name))
         groups: dict[str, list[Unit]] = {}
         for unit in units:
             groups.setdefault(unit.formation, []).append(unit)
         for formation_id, members in groups.items():
             formation = formations.get(formation_id)
-            label = formation.name.en if formation else "Other units"
             title = (formation.title if formation else "") or members[0].title
+            prefix = f"[{title}] " if title else ""
             panel = node(
                 side_tab,
                 WIDGET + "PanelWidget",
-                entryName=f"[{title}] {label}" if title else label,
+                entryName=prefix + (formation.name.en if formation else OTHER_UNITS),
                 fixed="false",
                 nColumns="8",
                 vert="false",
                 scale="1.0",
+            )
+            texts.attribute(
+                panel,
+                "entryName",
+                _joined(formation.name, prefix=prefix)
+                if formation
+                else _tool_joined(OTHER_UNITS, prefix),
             )
             for unit in members:
                 gpid = plan.gpids[f"unit:{unit.id}"]
@@ -255,10 +340,15 @@ def _trays(root: etree._Element, plan: ModulePlan) -> None:
                     width=str(PIECE_SIZE),
                 )
     if game.markers:
-        _marker_tray(tabs, plan)
+        _marker_tray(tabs, plan, texts)
 
 
-def _marker_tray(tabs: etree._Element, plan: ModulePlan) -> None:
+def _tool_joined(english: str, prefix: str) -> Localized:
+    word = tool_text(english)
+    return lambda lang: prefix + word(lang)
+
+
+def _marker_tray(tabs: etree._Element, plan: ModulePlan, texts: Translations) -> None:
     tab = node(
         tabs,
         WIDGET + "ListWidget",
@@ -268,21 +358,23 @@ def _marker_tray(tabs: etree._Element, plan: ModulePlan) -> None:
         height="0",
         divider="200",
     )
+    texts.attribute(tab, "entryName", tool_text(N_("Markers")))
     panels: dict[str, etree._Element] = {}
     for marker in plan.game.markers.values():
         set_ = marker.set
         panel = panels.get(set_.id)
         if panel is None:
-            label = f"[{set_.title}] {set_.name.en}" if set_.title else set_.name.en
+            prefix = f"[{set_.title}] " if set_.title else ""
             panel = node(
                 tab,
                 WIDGET + "PanelWidget",
-                entryName=label,
+                entryName=prefix + set_.name.en,
                 fixed="false",
                 nColumns="10",
                 vert="false",
                 scale="1.0",
             )
+            texts.attribute(panel, "entryName", _joined(set_.name, prefix=prefix))
             panels[set_.id] = panel
         gpid = plan.gpids[f"marker:{marker.id}"]
         traits = pc.marker_traits(marker, plan.marker_images[marker.id], gpid=gpid)
@@ -297,7 +389,7 @@ def _marker_tray(tabs: etree._Element, plan: ModulePlan) -> None:
         )
 
 
-def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
+def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout, texts: Translations) -> None:
     game_map = layout.game_map
     name = plan.map_names[game_map.id]
     first = game_map is plan.game.maps[0]
@@ -305,6 +397,11 @@ def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
     # Only the first map docks in the main window; the others open from the toolbar (a map
     # window popping up for every title of a series at game start would bury the one in play).
     element = map_element(root, MODULE + "Map", name, launch="false" if first else "true", **extra)
+    _map_reports(element, texts)
+    shown = _map_name_in(name, game_map.name)
+    texts.attribute(element, "mapName", shown)
+    if not first:
+        texts.attribute(element, "buttonName", shown)
     picker = node(
         element,
         MAP + "BoardPicker",
@@ -323,6 +420,7 @@ def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
         image=plan.board_images[game_map.id],
         reversible="false",
     )
+    texts.attribute(board, "name", data_text(game_map.name))
     zoned = node(board, GRID + "ZonedGrid")
     for block in layout.hex_blocks:
         _hex_zone(zoned, block)
@@ -336,7 +434,29 @@ def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
             x, y = layout.positions[town.id]
             node(regions, GRID + "Region", name=town.id, originx=str(x), originy=str(y))
     if plan.game.decks and game_map.kind == "none":
-        _decks(element, plan, layout)
+        _decks(element, plan, layout, texts)
+
+
+MAP_REPORTS = {
+    "moveWithinFormat": N_("$pieceName$ moves $previousLocation$ -> $location$ *"),
+    "moveToFormat": N_("$pieceName$ moves $previousLocation$ -> $location$ *"),
+    "createFormat": N_("$pieceName$ created in $location$ *"),
+}
+"""The chat reports of a map (xml.map_element) and their words, translated per language."""
+
+
+def _map_reports(element: etree._Element, texts: Translations) -> None:
+    for attribute, report in MAP_REPORTS.items():
+        if element.get(attribute) == report:
+            texts.attribute(element, attribute, tool_text(report))
+
+
+def _map_name_in(base: str, name: Text) -> Localized:
+    """A map's name in a language: its own name there, with what map_names added to the base
+    name to tell two maps apart (` (id)`)."""
+    own = data_text(name)
+    suffix = base[len(name.en) :] if name.en and base.startswith(name.en) else ""
+    return lambda lang: own(lang) + suffix if own(lang) else ""
 
 
 def board_name(game_map: GameMap) -> str:
@@ -521,9 +641,13 @@ def _send_to_hand(side_id: str, side_name: str) -> enc.Trait:
     return enc.Trait(join([enc.clean(f) for f in fields], ";"), "")
 
 
-def _decks(element: etree._Element, plan: ModulePlan, layout: MapLayout) -> None:
+def _decks(
+    element: etree._Element, plan: ModulePlan, layout: MapLayout, texts: Translations
+) -> None:
+    boxes = {box.id: box for box in layout.game_map.boxes}
     for deck, _box_id, x, y in deck_piles(plan, layout):
         pile = _draw_pile(element, layout, deck.name.en, (x, y), hidden=True)
+        texts.attribute(pile, "name", data_text(deck.name))
         for card, _copy, gpid in deck_cards(plan, deck):
             node(
                 pile,
@@ -534,11 +658,12 @@ def _decks(element: etree._Element, plan: ModulePlan, layout: MapLayout) -> None
                 height="210",
                 width="150",
             )
-    for _box_id, name, x, y in discard_piles(plan, layout):
-        _draw_pile(element, layout, name, (x, y), hidden=False)
+    for box_id, name, x, y in discard_piles(plan, layout):
+        pile = _draw_pile(element, layout, name, (x, y), hidden=False)
+        texts.attribute(pile, "name", data_text(boxes[box_id].name))
     for side_id, side_name in hand_sides(plan.game):
         if any(b.kind == "hand" and b.side == side_id for b in layout.game_map.boxes):
-            _hand(element.getparent(), plan, side_id, side_name)
+            _hand(element.getparent(), plan, side_id, side_name, texts)
 
 
 def deck_piles(plan: ModulePlan, layout: MapLayout) -> list[tuple[Deck, str, int, int]]:
@@ -644,7 +769,19 @@ def deck_type(name: str, hidden: bool) -> str:
     return join(fields, ";")
 
 
-def _hand(root: etree._Element | None, plan: ModulePlan, side_id: str, side_label: str) -> None:
+def hand_name_in(side: Text) -> Localized:
+    """A side's hand (`hand_map_name`) in a language: the tool's words around the side's name."""
+    own = data_text(side)
+    return lambda lang: tr("{side} hand", lang, side=own(lang) or side.en)
+
+
+def _hand(
+    root: etree._Element | None,
+    plan: ModulePlan,
+    side_id: str,
+    side_label: str,
+    texts: Translations,
+) -> None:
     if root is None:
         return
     hand = map_element(
@@ -658,6 +795,11 @@ def _hand(root: etree._Element | None, plan: ModulePlan, side_id: str, side_labe
         icon="",
         hotkey="",
     )
+    _map_reports(hand, texts)
+    side = next((s.name for s in plan.game.game.sides if s.id == side_id), Text(side_label))
+    shown = hand_name_in(side)
+    texts.attribute(hand, "mapName", shown)
+    texts.attribute(hand, "buttonName", shown)
     metrics = hand.find(MAP + "StackMetrics")
     if metrics is not None:  # a stack of cards in a hand is spread out, card beside card
         metrics.set("unexSepX", CARD_SEPARATION)
@@ -675,6 +817,7 @@ def _hand(root: etree._Element | None, plan: ModulePlan, side_id: str, side_labe
         height="260",
         color="230,230,230",
     )
+    texts.attribute(picker[-1], "name", shown)
 
 
 def _deal_commands(root: etree._Element, plan: ModulePlan) -> None:
@@ -725,7 +868,7 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _reinforcement_map(root: etree._Element, plan: ModulePlan) -> None:
+def _reinforcement_map(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
     element = map_element(
         root,
         MODULE + "Map",
@@ -735,6 +878,9 @@ def _reinforcement_map(root: etree._Element, plan: ModulePlan) -> None:
         icon="",
         hotkey="",
     )
+    _map_reports(element, texts)
+    for attribute in ("mapName", "buttonName"):
+        texts.attribute(element, attribute, tool_text(REINFORCEMENTS_MAP))
     picker = node(element, MAP + "BoardPicker")
     board = node(
         picker,
@@ -743,6 +889,7 @@ def _reinforcement_map(root: etree._Element, plan: ModulePlan) -> None:
         image=plan.reinforcement_image,
         reversible="false",
     )
+    texts.attribute(board, "name", tool_text(REINFORCEMENTS_MAP))
     zoned = node(board, GRID + "ZonedGrid")
     layout = plan.layouts[REINFORCEMENTS_MAP]
     for box in layout.boxes:
@@ -754,10 +901,11 @@ def dice_notation(die: Die) -> str:
     return f"{die.count}d{die.faces}"
 
 
-def dice_labels(dice: Sequence[Die]) -> list[str]:
-    """Each dice button's text, in order: the die's name, else what it rolls (`2d6`); a label
-    two buttons would share gets what it rolls added, then the die's id."""
-    labels = [die.name.en or dice_notation(die) for die in dice]
+def dice_labels(dice: Sequence[Die], lang: str = "en") -> list[str]:
+    """Each dice button's text, in order: the die's name (in `lang`, else English), else what
+    it rolls (`2d6`); a label two buttons would share gets what it rolls added, then the
+    die's id."""
+    labels = [die.name.get(lang) or dice_notation(die) for die in dice]
     for widen in (dice_notation, lambda die: die.id):
         counts = Counter(labels)
         labels = [
@@ -767,16 +915,31 @@ def dice_labels(dice: Sequence[Die]) -> list[str]:
     return labels
 
 
-def _dice(root: etree._Element, plan: ModulePlan) -> None:
+def _dice_tooltip(label: str, rolls: str, lang: str) -> str:
+    if label == rolls:
+        return tr("Roll {dice}", lang, dice=rolls)
+    return tr("{name}: roll {dice}", lang, name=label, dice=rolls)
+
+
+def _dice_label_in(shown: dict[str, list[str]], index: int, lang: str) -> str:
+    return shown[lang][index] if lang in shown else ""
+
+
+def _dice_tooltip_in(shown: dict[str, list[str]], index: int, rolls: str, lang: str) -> str:
+    return _dice_tooltip(shown[lang][index], rolls, lang) if lang in shown else ""
+
+
+def _dice(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
     dice = plan.game.game.dice
-    for die, label in zip(dice, dice_labels(dice), strict=True):
+    shown = {lang: dice_labels(dice, lang) for lang in LANGUAGES}
+    for index, (die, label) in enumerate(zip(dice, dice_labels(dice), strict=True)):
         rolls = dice_notation(die)
-        node(
+        button = node(
             root,
             MODULE + "DiceButton",
             name=label,
             text_=label,  # the button's text: without it VASSAL shows "2d6" whatever it rolls
-            tooltip=f"Roll {rolls}" if label == rolls else f"{label}: roll {rolls}",
+            tooltip=_dice_tooltip(label, rolls, "en"),
             icon="",
             hotkey="",
             nDice=str(die.count),
@@ -788,3 +951,9 @@ def _dice(root: etree._Element, plan: ModulePlan) -> None:
             sortDice="false",
             reportFormat="** $name$ = $result$ *** $PlayerName$",
         )
+
+        # the report names the die by its translated name ($name$: the localized configure
+        # name, DiceButton.DR), so the report needs no key of its own
+        for attribute in ("name", "text"):
+            texts.attribute(button, attribute, partial(_dice_label_in, shown, index))
+        texts.attribute(button, "tooltip", partial(_dice_tooltip_in, shown, index, rolls))

@@ -36,7 +36,7 @@ from compiler.backends.art.identity import (
 )
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
-from compiler.backends.charts.build import chart_pngs
+from compiler.backends.charts.build import all_charts, chart_pngs
 from compiler.backends.files import write_atomically
 from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
 from compiler.backends.pieceart import load_picture
@@ -349,6 +349,7 @@ def _render_plan(
     )
     plan.faces_drawn, plan.faces_reused = drawn, reused
     plan.charts = [(title, store.add_png(data, "chart")) for title, data in chart_pngs(game, lang)]
+    plan.chart_names = [chart.name for chart in all_charts(game, lang)]
     return plan, {f"images/{name}": data for name, data in store.files.items()}
 
 
@@ -369,13 +370,15 @@ def _size(image: Image.Image | None) -> tuple[int, int] | None:
 
 
 def assemble(plan: ModulePlan, images: dict[str, bytes]) -> dict[str, bytes]:
-    """The module step proper: scenario saves, buildFile.xml and moduledata beside the images."""
+    """The module step proper: scenario saves, buildFile.xml and moduledata beside the images,
+    and the translations' bundles (Module_<lang>.properties) the build file names."""
     files = dict(images)
     for scenario in plan.game.scenarios:
         if scenario.setup or scenario.reinforcements or scenario.decks:
             plan.scenario_files[scenario.id] = f"{_safe(scenario.id)}.vsav"
             files[plan.scenario_files[scenario.id]] = save_file(plan, scenario)
     files["buildFile.xml"] = serialise(build_file(plan))
+    files.update(plan.bundles)
     files["moduledata"] = moduledata(plan.game)
     return files
 
