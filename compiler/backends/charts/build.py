@@ -26,7 +26,10 @@ from compiler.backends.charts.table import chart_drawing
 from compiler.backends.files import write_atomically
 from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
+from compiler.backends.scenepics import picture_key
+from compiler.backends.scenepics_pdf import setup_scenarios
 from compiler.backends.sheets.options import SheetOptions
+from compiler.i18n import catalogue_fingerprint
 from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
@@ -101,7 +104,7 @@ draws every chart again), beside the renderers' fingerprint that every cache key
 @functools.cache
 def charts_fingerprint() -> str:
     """Hash of the charts back end's source files."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(catalogue_fingerprint().encode())  # the tool's words in charts
     for path in sorted(CHARTS_SOURCES.glob("*.py")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -138,7 +141,9 @@ def _render(
         for ident, chart in shown.items()
     }
     layout = [(heading, [part_keys[c.id] for c in group]) for heading, group in groups]
-    pdf_key = cache_key("charts-pdf", options, game.game.title, layout)
+    scenarios = setup_scenarios(game, list(shown.values()))
+    pictures = [picture_key(game, scenario, lang) for scenario in scenarios]
+    pdf_key = cache_key("charts-pdf", options, game.game.title, layout, pictures)
     pdf = cache.get(pdf_key)
     pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
     parts: dict[str, bytes | None] = {i: cache.get(key) for i, key in part_keys.items()}
@@ -159,7 +164,12 @@ def _render(
         cache.put(part_keys[ident], entry)
     if pdf is None:
         decoded = {i: decode_parts(entry) for i, entry in parts.items() if entry is not None}
-        pdf = charts_document(game, options, groups, decoded)
+
+        def split_at(chart: Chart, first: float) -> bytes:
+            key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
+            return cache.fetch(key, partial(parts_entry, game, chart, lang, options.page_pt, first))
+
+        pdf = charts_document(game, options, groups, decoded, split_at)
         cache.put(pdf_key, pdf)
     cache.save()
     return pdf, [(c.name.get(lang), png or b"") for c, png in zip(charts, pngs, strict=True)]

@@ -8,6 +8,7 @@ import hashlib
 import marshal
 import math
 from collections.abc import Callable
+from functools import partial
 
 from compiler.backends.art.display import Drawing, Line
 from compiler.backends.art.display import Text as TextOp
@@ -26,7 +27,9 @@ from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
 from compiler.backends.pdf.syntax import name as pdf_name
 from compiler.backends.pdf.syntax import num
+from compiler.backends.scenepics_pdf import Picture, setup_picture, show_picture
 from compiler.backends.sheets.options import SheetOptions
+from compiler.i18n import tr
 from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
@@ -79,6 +82,10 @@ def parts_entry(
     return marshal.dumps((wide, encoded))
 
 
+def _split_at(game: GameData, options: SheetOptions, chart: Chart, first: float) -> bytes:
+    return parts_entry(game, chart, options.lang, options.page_pt, first)
+
+
 def decode_parts(entry: bytes) -> Parts:
     wide, encoded = marshal.loads(entry)
     return bool(wide), [(decode_content(data)[0], w, h) for data, w, h in encoded]
@@ -105,19 +112,25 @@ def charts_document(
     options: SheetOptions,
     groups: list[tuple[Text | None, tuple[Chart, ...]]],
     parts: dict[str, Parts],
+    split_at: Callable[[Chart, float], bytes] | None = None,
 ) -> bytes:
     """charts.pdf from the charts' parts, packed onto pages in order; a long chart that can
-    start on a page with room left is split again to start there (deterministic: the same
-    parts give the same bytes, drawn now or read from the cache)."""
-    placed: list[list[Shown]] = []
+    start on a page with room left is split again to start there, by `split_at(chart, first)`
+    (default: parts_entry; the build passes one that keeps the parts in its cache). The same
+    parts give the same bytes, drawn now or read from the cache."""
+    if split_at is None:
+        split_at = partial(_split_at, game, options)
+    placed: list[list[Shown | Picture]] = []
     boxes: list[Group] = []
 
     def split(number: int, chart: Chart) -> Callable[[float], tuple[Box, ...]]:
         def again(space: float) -> tuple[Box, ...]:
             """The long chart split again to start in the `space` points left on a page."""
             first = float(math.floor(space))
-            entry = parts_entry(game, chart, options.lang, options.page_pt, first)
-            shapes, placed[number] = _boxes([(chart.id, decode_parts(entry))])
+            entry = split_at(chart, first)
+            shapes, contents = _boxes([(chart.id, decode_parts(entry))])
+            pictures = [shown for shown in placed[number] if isinstance(shown, Picture)]
+            placed[number] = [*contents, *pictures]
             return shapes
 
         return again
@@ -127,18 +140,51 @@ def charts_document(
         long = heading is None and len(shapes) > 1
         again = split(len(boxes), charts[0]) if long else None
         boxes.append(Group(shapes, heading, again))
-        placed.append(contents)
+        placed.append([*contents])
+    boxes = [
+        _with_pictures(game, options, group, placed[number], group_charts)
+        for number, (group, (_heading, group_charts)) in enumerate(zip(boxes, groups, strict=True))
+    ]
     pdf = PdfDocument()
     for sheet in paginate(boxes, options.page_pt):
         size = sheet.size(options.page_pt)
         canvas = Canvas()
         if sheet.heading is not None:
             _heading(canvas, sheet.heading.get(options.lang), options.lang, size)
+        images: list[str] = []
         for where in sheet.placed:
-            _show(canvas, placed[where.group][where.box], where)
-        pdf.add_page(size, canvas.content())
-    title = f"{game.game.title.get(options.lang)} — charts"
+            shown = placed[where.group][where.box]
+            if isinstance(shown, Picture):
+                images += show_picture(pdf, canvas, shown, where)
+            else:
+                _show(canvas, shown, where)
+        pdf.add_page(size, canvas.content(), tuple(images))
+    title = tr("{title} — charts", options.lang, title=game.game.title.get(options.lang))
     return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
+
+
+def _with_pictures(
+    game: GameData,
+    options: SheetOptions,
+    group: Group,
+    shown: list[Shown | Picture],
+    charts: tuple[Chart, ...],
+) -> Group:
+    """The group with the picture of each scenario whose setup card it holds after the card's
+    table (`shown` takes the pictures too; a long table split again keeps its picture)."""
+    pictures = [p for chart in charts if (p := setup_picture(game, chart, options)) is not None]
+    if not pictures:
+        return group
+    extra = tuple(Box(p.width, p.height, p.landscape) for p in pictures)
+    shown.extend(pictures)
+    if group.split is None:
+        return Group(group.boxes + extra, group.heading)
+    table_split = group.split
+
+    def again(space: float) -> tuple[Box, ...]:
+        return table_split(space) + extra
+
+    return Group(group.boxes + extra, group.heading, again)
 
 
 def _boxes(charts: list[tuple[str, Parts]]) -> tuple[tuple[Box, ...], list[Shown]]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from compiler.model.maps import Art, GameMap, HexGrid, Sheet
+from compiler.rules.placed import Placement
 
 BOX_W, BOX_H, BOX_GAP, MARGIN = 180, 110, 12, 24
 Point = tuple[int, int]
@@ -302,3 +304,13 @@ def layout_map(game_map: GameMap, art_size: tuple[int, int] | None = None) -> Ma
     return MapLayout(
         game_map, width, height, tuple(blocks), tuple(areas), tuple(boxes), content, positions
     )
+
+
+def setup_point(layouts: Mapping[str, MapLayout], placement: Placement) -> tuple[str, Point] | None:
+    """The map id and board point of a set-up piece: its location's point on its map's board
+    (every piece at one location shares it: one VASSAL stack). None for a reinforcement or a
+    piece at no known place. The module's saves and the scenario pictures both place by it."""
+    if placement.turn or placement.place is None:
+        return None
+    map_id = placement.place.map
+    return map_id, layouts[map_id].positions[placement.at]

@@ -32,6 +32,7 @@ from compiler.backends.vassal.buildfile import (
     moduledata,
     turn_zone,
 )
+from compiler.backends.vassal.geometry import setup_point
 from compiler.backends.vassal.xml import node
 from compiler.model.common import is_number
 from compiler.model.scenarios import Scenario
@@ -112,11 +113,11 @@ def _where(plan: ModulePlan, placement: Placement) -> tuple[str, int, int] | Non
     if placement.turn:
         x, y = plan.layouts[REINFORCEMENTS_MAP].positions[turn_zone(placement.turn)]
         return REINFORCEMENTS_MAP, x, y
-    if placement.place is None:
+    found = setup_point(plan.layouts, placement)
+    if found is None:
         return None
-    layout = plan.layouts[placement.place.map]
-    x, y = layout.positions[placement.at]
-    return plan.map_names[placement.place.map], x, y
+    map_id, (x, y) = found
+    return plan.map_names[map_id], x, y
 
 
 def saved_game(plan: ModulePlan, scenario: Scenario) -> str:

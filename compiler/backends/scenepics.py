@@ -1,0 +1,262 @@
+"""Scenario pictures: each map holding set-up pieces with every piece drawn where the module's
+set-up save puts it (stacks fanned and counted, blocks face up), then the reinforcements by
+turn and the scenario's decks with their counts. As SVG and PNG (for the preview page) and as
+a `Scene` the charts back end draws on the scenario's setup card in charts.pdf.
+
+Nothing is drawn a second way: the positions come from the geometry the module's saves use
+(`geometry.setup_point` on the module's map layouts), the boards from `art.board.board_png`
+(the module's own board, scaled down), the pieces from the art package's face drawings. A
+picture is `PICTURE_WIDTH` pixels wide (a narrower board is not enlarged): one board image per
+map panel, under one overlay drawing (a display list) holding the map names, the pieces, the
+stack counts and the lists. The PNG paints the overlay over the boards; the SVG embeds each
+board as a PNG and the overlay as vector paths; charts.pdf (compiler/backends/scenepics_pdf.py)
+prints the boards as images and the overlay as vector paths and text.
+
+`scenario_layout` gives the positions as data (what tests/test_scenario_pictures.py compares
+with the module's saves); `Scene.panels` give each board's place and scale in the picture.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from compiler.backends.art.display import Box, Drawing
+from compiler.backends.art.identity import deck_identity, marker_identity, unit_identity
+from compiler.backends.art.png import encode_png
+from compiler.backends.art.raster import rasterize_to
+from compiler.backends.art.svg import drawing_svg
+from compiler.backends.pergame import PerGame
+from compiler.backends.rendercache import cache_key
+from compiler.backends.scenepics_draw import (
+    LABEL_ROOM,
+    MIN_WIDTH,
+    PICTURE_WIDTH,
+    Panel,
+    PlacedPiece,
+    overlay,
+)
+from compiler.backends.vassal.geometry import MapLayout, setup_point
+from compiler.i18n import catalogue_fingerprint
+from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
+from compiler.rules.context import scenario_view
+
+__all__ = [
+    "PICTURE_WIDTH",
+    "Panel",
+    "PlacedPiece",
+    "Scene",
+    "map_layouts",
+    "picture_key",
+    "scenario_layout",
+    "scenario_png",
+    "scenario_scene",
+    "scenario_svg",
+]
+
+
+_LAYOUTS: PerGame[dict[str, MapLayout]] = PerGame(dict)
+
+
+def map_layouts(game: GameData) -> dict[str, MapLayout]:
+    """Every map's layout as the module lays it out (`vassal.module.map_layouts`, imported here
+    when called: the module back end imports the charts back end, which draws these), made
+    once per game being built."""
+    from compiler.backends.vassal.module import map_layouts as module_layouts
+
+    memo = _LAYOUTS.of(game)
+    if not memo:
+        memo.update(module_layouts(game))
+    return memo
+
+
+def scenario_layout(game: GameData, scenario: Scenario) -> list[PlacedPiece]:
+    """Every set-up piece of the scenario with its map and board point (module pixels), as the
+    module's set-up save places it, and its place in the stack there (data order, bottom
+    first, as the save lists the stack's members)."""
+    layouts = map_layouts(game)
+    stacks: dict[tuple[str, int, int], list[tuple[str, int]]] = {}
+    view = scenario_view(game, scenario)
+    for index, placement in enumerate(view.setup):
+        if placement.unit is None and placement.marker is None:
+            continue
+        found = setup_point(layouts, placement)
+        if found is None:
+            continue
+        map_id, (x, y) = found
+        key = f"unit:{placement.piece_id}" if placement.unit else f"marker:{placement.piece_id}"
+        stacks.setdefault((map_id, x, y), []).append((key, index))
+    return [
+        PlacedPiece(key, map_id, x, y, level, len(members), index)
+        for (map_id, x, y), members in stacks.items()
+        for level, (key, index) in enumerate(members)
+    ]
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A scenario picture: `width` × `height` pixels; each panel's board image (RGB, scaled to
+    the panel) at the panel's place, and the overlay drawing over the whole picture (pieces,
+    counts, labels, lists)."""
+
+    width: int
+    height: int
+    panels: tuple[Panel, ...]
+    boards: tuple[Image.Image, ...]
+    overlay: Drawing
+    drawn: tuple[tuple[PlacedPiece, Box], ...]
+    """Every set-up piece and the box (picture pixels) its face was drawn in."""
+
+
+_SCENES: PerGame[dict[tuple[str, str], Scene]] = PerGame(dict)
+_BOARDS: PerGame[dict[str, Image.Image]] = PerGame(dict)
+
+
+def scenario_scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
+    """The scenario's picture as a scene (made once per game being built)."""
+    memo = _SCENES.of(game)
+    key = (scenario.id, lang)
+    if key not in memo:
+        memo[key] = _scene(game, scenario, lang)
+    return memo[key]
+
+
+def _scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
+    pieces = scenario_layout(game, scenario)
+    layouts = map_layouts(game)
+    shown = {piece.map for piece in pieces}
+    panels: list[Panel] = []
+    top = 0
+    for game_map in game.maps:
+        if game_map.id not in shown:
+            continue
+        layout = layouts[game_map.id]
+        scale = min(1.0, PICTURE_WIDTH / layout.width)  # a small board is not blown up
+        width, height = max(1, round(layout.width * scale)), max(1, round(layout.height * scale))
+        panels.append(Panel(game_map.id, top + LABEL_ROOM, scale, width, height))
+        top += LABEL_ROOM + height
+    width = max([MIN_WIDTH, *(p.width for p in panels)])
+    drawing, height, drawn = overlay(game, scenario, lang, tuple(panels), tuple(pieces), top, width)
+    boards = tuple(_board(game, layouts[p.map], (p.width, p.height)) for p in panels)
+    return Scene(width, height, tuple(panels), boards, drawing, tuple(drawn))
+
+
+def _board(game: GameData, layout: MapLayout, size: tuple[int, int]) -> Image.Image:
+    """A map's board as the module draws it (its art, when it has some), scaled to `size`."""
+    memo = _BOARDS.of(game)
+    map_id = layout.game_map.id
+    if map_id not in memo:
+        from compiler.backends.art.board import board_png
+        from compiler.backends.vassal.boardart import load_board_art
+
+        data = board_png(game, layout, load_board_art(game, layout.game_map))
+        with Image.open(io.BytesIO(data)) as full:
+            memo[map_id] = full.convert("RGB").resize(
+                size, Image.Resampling.LANCZOS, reducing_gap=3.0
+            )
+    return memo[map_id]
+
+
+def scene_png(scene: Scene) -> bytes:
+    """The scene as one RGB PNG: the boards, then the overlay over them."""
+    image = Image.new("RGB", (scene.width, scene.height), (255, 255, 255))
+    for panel, board in zip(scene.panels, scene.boards, strict=True):
+        image.paste(board, (0, panel.top))
+    layer = rasterize_to(scene.overlay, scene.width, scene.height)
+    image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
+    return encode_png(image)
+
+
+def scene_svg(scene: Scene) -> bytes:
+    """The scene as SVG: each board an embedded PNG, the overlay as vector shapes and glyph
+    outlines (a nested SVG of the same size)."""
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" '
+        f'xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" width="{scene.width}" '
+        f'height="{scene.height}" viewBox="0 0 {scene.width} {scene.height}">'
+        f'<rect width="{scene.width}" height="{scene.height}" fill="#ffffff"/>'
+    ]
+    for panel, board in zip(scene.panels, scene.boards, strict=True):
+        data = base64.b64encode(encode_png(board)).decode("ascii")
+        parts.append(
+            f'<image x="0" y="{panel.top}" width="{panel.width}" height="{panel.height}" '
+            f'preserveAspectRatio="none" xlink:href="data:image/png;base64,{data}"/>'
+        )
+    inner = drawing_svg(scene.overlay, scene.width, scene.height).decode("utf-8")
+    parts.append(inner.split("?>", 1)[1].strip())
+    parts.append("</svg>\n")
+    return "".join(parts).encode("utf-8")
+
+
+def scenario_svg(game: GameData, scenario: Scenario, lang: str) -> bytes:
+    """The scenario picture as an SVG document (deterministic bytes)."""
+    return scene_svg(scenario_scene(game, scenario, lang))
+
+
+def scenario_png(game: GameData, scenario: Scenario, lang: str) -> bytes:
+    """The scenario picture as a PNG (`PICTURE_WIDTH` pixels wide, or its board's width when
+    that is less) (deterministic bytes)."""
+    return scene_png(scenario_scene(game, scenario, lang))
+
+
+HERE = Path(__file__).parent
+SOURCES = (
+    *sorted(HERE.glob("scenepics*.py")),
+    HERE / "vassal" / "geometry.py",  # where pieces go
+    HERE / "vassal" / "boards.py",  # how boards are drawn (the art package is in every key)
+)
+"""The code that decides a picture beyond the renderers (rendercache.renderer_fingerprint)."""
+
+
+@functools.cache
+def _fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in SOURCES:
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
+    """What decides how a scenario picture looks, without drawing it: this code, the scenario,
+    the layouts and terrain of the boards (and their art files' bytes), the looks of its
+    pieces and decks (a cache key for charts.pdf)."""
+    layouts = map_layouts(game)
+    arts = []
+    from compiler.backends.vassal.boardart import art_path
+
+    for game_map in game.maps:
+        path = art_path(game, game_map)
+        if path is not None and path.is_file():
+            arts.append(hashlib.sha256(path.read_bytes()).hexdigest())
+    view = scenario_view(game, scenario)
+    looks = [unit_identity(game, p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
+    looks += [marker_identity(game, p.marker) for p in view.setup if p.marker is not None]
+    decks = [
+        deck_identity(game, deck)
+        for player in scenario.decks
+        for deck_id in player.decks
+        if (deck := game.deck(deck_id)) is not None
+    ]
+    return cache_key(
+        "scenepic",
+        _fingerprint(),
+        catalogue_fingerprint(),
+        lang,
+        scenario,
+        [layouts[m.id] for m in game.maps],
+        game.game.terrain,
+        arts,
+        looks,
+        decks,
+        [(c.id, c.deck, c.copies) for c in game.cards],
+        [(m.id, m.name) for m in game.maps],
+        game.game.sides,
+    )
