@@ -105,6 +105,19 @@ def _parser() -> argparse.ArgumentParser:
         "build/<game>/<game>-<title>.vmod, each with its own sheets and charts)",
     )
     build.add_argument(
+        "--watch",
+        action="store_true",
+        help="build, then build each game again when its files change, until Ctrl-C "
+        "(writes build/<game>/watch.js, which reloads the preview page)",
+    )
+    shown = build.add_mutually_exclusive_group()
+    shown.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings only (no progress)"
+    )
+    shown.add_argument(
+        "-v", "--verbose", action="store_true", help="give each stage's time (on stderr)"
+    )
+    build.add_argument(
         "--piece-images",
         choices=("svg", "png"),
         default="svg",
@@ -285,29 +298,64 @@ def _sheet_changes(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from compiler.pipeline import build_games, resolve_games
+    from compiler.pipeline import resolve_games
 
-    failed = False
     changes = _sheet_changes(args)
     folders = resolve_games(args.games, args.sources)
-    for built in build_games(
-        folders,
-        args.out,
-        changes,
-        args.piece_images,
-        _waiting,
-        force=args.force,
-        combined=args.combined,
-    ):
-        for text in built.findings:
-            _out(text)
-            _out()
-        if built.written is None:
-            failed = True
-            _out(f"{built.name}: not built ({built.verdict}); previous outputs kept")
-        else:
-            _out(f"{built.name}: {'up to date' if built.up_to_date else 'wrote'} {built.written}")
-    return EXIT_FINDINGS if failed else EXIT_OK
+    if not args.watch:
+        failed = _build_games(args, changes, folders)
+        return EXIT_FINDINGS if failed else EXIT_OK
+    from compiler.backends.files import OutputError
+    from compiler.pipeline import UsageError
+    from compiler.watch import watch_games
+
+    def build(chosen: list[Path], generation: int) -> set[Path]:
+        try:
+            failed = _build_games(args, changes, chosen, generation)
+        except (OutputError, UsageError) as err:  # a full disk, a file in the way: said,
+            _err(str(err))  # and the watch goes on
+            failed = set(chosen)
+        sys.stdout.flush()
+        return failed
+
+    watch_games(folders, args.out, build, _err)
+    return EXIT_INTERRUPTED  # never reached: only Ctrl-C ends a watch
+
+
+def _build_games(
+    args: argparse.Namespace, changes: dict[str, object], folders: list[Path], watch: int = 0
+) -> set[Path]:
+    """Build the games as `countermix build` does, printing what it finds; the folders of
+    the games not built."""
+    from compiler.pipeline import build_games, no_progress
+    from compiler.progress import reporting
+
+    failed: set[Path] = set()
+    with reporting(args.quiet, args.verbose) as reporter:
+        built_games = build_games(
+            folders,
+            args.out,
+            changes,
+            args.piece_images,
+            _waiting,
+            force=args.force,
+            combined=args.combined,
+            progress=no_progress if reporter is None else reporter.update,
+            watch=watch,
+        )
+        for folder, built in zip(folders, built_games, strict=True):
+            if reporter is not None:
+                reporter.finish(built.name)
+            for text in built.findings:
+                _out(text)
+                _out()
+            if built.written is None:
+                failed.add(folder)
+                _out(f"{built.name}: not built ({built.verdict}); previous outputs kept")
+            elif not args.quiet:
+                done = "up to date" if built.up_to_date else "wrote"
+                _out(f"{built.name}: {done} {built.written}")
+    return failed
 
 
 def _waiting(name: str) -> None:

@@ -32,6 +32,15 @@ if TYPE_CHECKING:
 YAML_SUFFIXES = (".yaml", ".yml")
 """The names of data files (compiler.load.game.YAML_SUFFIXES, which a test keeps equal)."""
 
+Progress = Callable[[str, str, int, int], None]
+"""progress(game, stage, done, total): stage `stage` of the game in folder `game` (load,
+validate, faces, module, sheets, charts) has `done` of its `total` items done (total 0: not
+known yet); compiler.progress shows it."""
+
+
+def no_progress(game: str, stage: str, done: int, total: int) -> None:
+    """The progress of a build nobody watches."""
+
 
 class UsageError(Exception):
     """A command-line mistake (an unknown game, a missing folder): exit code 2."""
@@ -119,7 +128,9 @@ def resolve_games(names: list[str], sources: Path) -> list[Path]:
     return list(dict.fromkeys(resolved))
 
 
-def check_game(folder: Path, build_lang: str | None = None) -> GameReport:
+def check_game(
+    folder: Path, build_lang: str | None = None, progress: Progress = no_progress
+) -> GameReport:
     """Load and validate one game folder; the findings of both stages, sorted. With
     `build_lang` ("" for the game's own print language), also what the build checks before it
     writes anything: board art, print settings, fonts, and every face laid out as the build
@@ -128,13 +139,17 @@ def check_game(folder: Path, build_lang: str | None = None) -> GameReport:
     from compiler.load.game import load_game
     from compiler.rules.engine import validate
 
+    progress(folder.name, "load", 0, 0)
     loaded = load_game(folder)
     findings = list(loaded.findings)
     game = loaded.game
     if game is not None:
+        progress(folder.name, "load", len(game.files), len(game.files))
+        progress(folder.name, "validate", 0, len(game.constraints))
         findings.extend(validate(game))
         if game.aids_template[2]:  # the game's own template; the shared one is tested
             findings.extend(player_aids(game)[1])
+        progress(folder.name, "validate", len(game.constraints), len(game.constraints))
         if build_lang is not None and not any(f.severity is Severity.ERROR for f in findings):
             changes = {"lang": build_lang} if build_lang else {}
             findings.extend(build_checks(game, None, changes)[1])
@@ -146,6 +161,7 @@ def build_checks(
     sheets: SheetOptions | None,
     changes: Mapping[str, object],
     cache: Path | None = None,
+    faces: Callable[[int], None] = lambda done: None,
 ) -> tuple[SheetOptions | None, list[Finding]]:
     """What the build checks before it draws: board and piece art, print settings and fonts
     (errors), then every face laid out in the print language (text-overflow warnings; an SVG
@@ -170,7 +186,7 @@ def build_checks(
         problems.extend(font_problems(game, options.lang))
     if problems or options is None:
         return options, problems + notes
-    return options, notes + face_findings(game, options.lang, cache)
+    return options, notes + face_findings(game, options.lang, cache, faces)
 
 
 def build_game(
@@ -241,6 +257,8 @@ def build_checked(
     waiting: Callable[[], None] = lambda: None,
     stamp: Recorder | None = None,
     combined: bool = False,
+    progress: Progress = no_progress,
+    watch: int = 0,
 ) -> tuple[GameReport, list[Path]]:
     """Write the modules, the print sheets and the charts of a validated game into
     out_dir/<game>/ as one set (the previous set stays whole until the new one is complete);
@@ -252,7 +270,8 @@ def build_checked(
     build's inputs are recorded (before the back ends read the art) and, under the lock, its
     stamp goes before the outputs are swapped and is written after (see compiler.buildstamp).
     Returns the modules written (none when nothing was). An output that cannot be written
-    raises OutputError."""
+    raises OutputError. `progress` hears of each stage; with `watch` (`build --watch`), the
+    set also holds watch.js, build number `watch` (compiler.watch), for the preview page."""
     if report.game is None or report.errors:
         return report, []
     from compiler.backends.files import build_lock, output_error, recover, replace_folder
@@ -263,7 +282,13 @@ def build_checked(
         stamp.add_art(report.game)
     cache = out_dir / ".cache" / report.game.game.id
     game, problems = with_aids(report.game, cache)
-    options, checked = build_checks(game, sheets, changes or {}, cache)
+    stage = partial(progress, report.folder.name)
+    stage("faces", 0, 0)
+
+    def counted(done: int) -> None:
+        stage("faces", done, 0)
+
+    options, checked = build_checks(game, sheets, changes or {}, cache, counted)
     report.findings.extend(problems + checked)
     if options is None or report.errors:
         return report, []
@@ -277,7 +302,18 @@ def build_checked(
     try:
         with build_lock(out_dir / ".cache" / game_id, waiting):
             recover(target)
-            fill = partial(_write_outputs, made, options, out_dir, piece_images)
+            fill = partial(
+                _write_outputs,
+                made,
+                options,
+                out_dir,
+                piece_images,
+                stage=stage,
+                report=report,
+                watched=bool(watch),
+            )
+            if watch:
+                fill = partial(_with_watch_script, fill, watch)
             if stamp is not None:
                 stamp.forget()
             replace_folder(target, fill, partial(is_output_name, game_id))
@@ -311,28 +347,33 @@ def build_games(
     waiting: Callable[[str], None] = lambda name: None,
     force: bool = False,
     combined: bool = False,
+    progress: Progress = no_progress,
+    watch: int = 0,
 ) -> Iterator[Built]:
     """Validate and build each game, in order, as `countermix build` does; a game whose
     inputs, options and outputs are those of its last build is not loaded again: its stamp
     (compiler.buildstamp) gives the same findings and module. Two folders that declare the
     same game id are both an error, found before anything is written. With `force`, every
-    game is built."""
+    game is built. `progress` hears of each game's stages; `watch` is the build number of a
+    `build --watch` (see build_checked)."""
     from compiler import buildstamp
 
-    settings = buildstamp.settings(changes, piece_images, combined)
+    # a watched build's set also holds watch.js: it is not the set of a plain build
+    marked = {**changes, "watch.js": True} if watch else changes
+    settings = buildstamp.settings(marked, piece_images, combined)
     fresh = {
         folder: None if force else buildstamp.fresh(folder, out_dir, settings) for folder in folders
     }
     start = partial(buildstamp.Recorder.start, out_dir=out_dir, build_settings=settings)
     stale = [folder for folder in folders if fresh[folder] is None]
     stamps = {folder: start(folder) for folder in stale}  # before the loader reads a file
-    reports = dict(zip(stale, check_games(stale), strict=True))
+    reports = dict(zip(stale, check_games(stale, progress=progress), strict=True))
     loaded = {r.game.game.id for r in reports.values() if r.game is not None}
     kept = [stamp.game_id for stamp in fresh.values() if stamp is not None]
     if len(kept) != len(set(kept)) or loaded.intersection(kept):
         # a game up to date has the id of another: every game is loaded, checked and reported
         stamps = {folder: start(folder) for folder in folders}
-        reports = dict(zip(folders, check_games(folders), strict=True))
+        reports = dict(zip(folders, check_games(folders, progress=progress), strict=True))
         fresh = dict.fromkeys(folders)
     for folder in folders:
         done = fresh[folder]
@@ -347,6 +388,8 @@ def build_games(
             waiting=partial(waiting, folder.name),
             stamp=stamps[folder],
             combined=combined,
+            progress=progress,
+            watch=watch,
         )
         lines = tuple(render_text(finding) for finding in report.findings)
         if not written:
@@ -365,6 +408,9 @@ def is_output_name(game_id: str, name: str) -> bool:
     game = re.escape(game_id)
     printed = "|".join(re.escape(n) for n in ("charts.pdf", *SHEET_FILES))
     output = re.compile(rf"{game}\.vmod|{game}-[a-z0-9-]+\.vmod|({game}-[a-z0-9-]+-)?({printed})")
+    output = re.compile(rf"{output.pattern}|watch\.js")  # build --watch's (compiler.watch)
+    preview = r"index\.html|preview-[a-z]+-[0-9a-f]{16}\.(svg|png|jpe?g|gif|webp)"  # its images
+    output = re.compile(rf"{output.pattern}|{preview}")  # the preview page (backends.preview)
     leftover = re.compile(rf"\.({output.pattern})\..+")
     return bool(output.fullmatch(name) or leftover.fullmatch(name))
 
@@ -375,26 +421,58 @@ def _write_outputs(
     out_dir: Path,
     piece_images: Literal["svg", "png"],
     folder: Path,
+    stage: Callable[[str, int, int], None] = partial(no_progress, "-"),  # noqa: B008
+    report: GameReport | None = None,
+    watched: bool = False,
 ) -> None:
     """Every output of one game into `folder`, edition by edition; the caches stay in
-    out_dir/.cache/<game>/ (a title's in titles/<title>/ there)."""
+    out_dir/.cache/<game>/ (a title's in titles/<title>/ there). Then, with the `report`
+    (the game and the build's findings), the preview page of them all, index.html (`watched`:
+    it loads the watch.js of `build --watch`)."""
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.module import build_module
 
-    for edition in made:
+    total = len(made)
+    for done, edition in enumerate(made):
         game, cache, prefix = edition.game, edition.cache, edition.prefix
+        stage("charts", done, total)
         render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs at once
+        stage("module", done, total)
         build_module(game, out_dir, options.lang, piece_images, folder, edition.name, cache)
+        stage("module", done + 1, total)
+        stage("sheets", done, total)
         write_sheets(game, folder, options, cache, prefix)
+        stage("sheets", done + 1, total)
+        stage("charts", done, total)
         write_charts(game, folder, options, f"{prefix}charts.pdf")
+        stage("charts", done + 1, total)
+    if report is not None and report.game is not None:
+        from compiler.backends.preview.build import write_preview
+
+        title = report.game.game.title
+        stage("preview", 0, 1)
+        write_preview(made, options, out_dir, piece_images, folder, title, report.findings, watched)
+        stage("preview", 1, 1)
 
 
-def check_games(folders: list[Path], build_lang: str | None = None) -> list[GameReport]:
+def _with_watch_script(fill: Callable[[Path], None], generation: int, folder: Path) -> None:
+    """The outputs, then watch.js, which tells a preview page open in a browser that this is
+    build `generation` (compiler.watch)."""
+    from compiler.backends.files import write_atomically
+    from compiler.watch import WATCH_NAME, watch_script
+
+    fill(folder)
+    write_atomically(folder / WATCH_NAME, watch_script(generation))
+
+
+def check_games(
+    folders: list[Path], build_lang: str | None = None, progress: Progress = no_progress
+) -> list[GameReport]:
     """check_game for each folder; two folders that declare the same game id are an error in
     both (they would write the same build/<id>/), found before anything is written."""
-    reports = [check_game(folder, build_lang) for folder in folders]
+    reports = [check_game(folder, build_lang, progress) for folder in folders]
     by_id: dict[str, list[GameReport]] = {}
     for report in reports:
         if report.game is not None:
@@ -471,12 +549,18 @@ def font_problems(game: GameData, lang: str) -> list[Finding]:
     return problems
 
 
-def face_findings(game: GameData, lang: str, cache: Path | None = None) -> list[Finding]:
+def face_findings(
+    game: GameData,
+    lang: str,
+    cache: Path | None = None,
+    counted: Callable[[int], None] = lambda done: None,
+) -> list[Finding]:
     """Every face of the game laid out in `lang` (not drawn): text that had to be shortened
     to fit its layout slot, as warnings at the record whose text it is. The faces are the ones
     the print sheets hold, and the module's faces are the same display lists. With `cache` (a
     game's cache folder), each face's notes are kept under its identity (the digest of what
-    decides its look, and the renderer's fingerprint): a face laid out before is not again."""
+    decides its look, and the renderer's fingerprint): a face laid out before is not again.
+    `counted` hears how many faces are done, now and then."""
     from compiler.backends.rendercache import RenderCache, digest_key
     from compiler.backends.sheets.build import block_pieces, card_pieces, counter_pieces
 
@@ -489,6 +573,8 @@ def face_findings(game: GameData, lang: str, cache: Path | None = None) -> list[
                 if face is None or face.picture is not None or face.identity in seen:
                     continue  # a picture is printed as it is
                 seen.add(face.identity)
+                if len(seen) % 256 == 0:
+                    counted(len(seen))
                 key = digest_key("layout-notes", face.identity)
                 found = known.get(key)
                 if found is None:
@@ -503,6 +589,7 @@ def face_findings(game: GameData, lang: str, cache: Path | None = None) -> list[
         known.save()
     except OSError:
         pass  # the output folder's own error is reported when the build writes there
+    counted(len(seen))
     return overflow_findings(game, notes)
 
 

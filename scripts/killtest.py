@@ -44,7 +44,8 @@ def snapshot(folder: Path) -> Snapshot:
 
 
 def command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "compiler", "build", GAME, "--out", str(out)]
+    # --quiet: no progress lines on stderr, which must hold the one line of a Ctrl-C
+    return [sys.executable, "-m", "compiler", "build", GAME, "--out", str(out), "--quiet"]
 
 
 def set_version(folder: Path, changed: bool) -> None:

@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FONTS=(fonts-dejavu-core fonts-ipaexfont-gothic)
-# the tests render PDFs with poppler to compare them with the PNGs
-if [ "${1:-}" = "test" ]; then FONTS+=(poppler-utils); fi
+# the tests render PDFs with poppler to compare them with the PNGs, and open the preview
+# page in headless Chromium (tests/test_preview_browser.py)
+if [ "${1:-}" = "test" ]; then FONTS+=(poppler-utils chromium chromium-driver); fi
 missing=()
 for pkg in "${FONTS[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then

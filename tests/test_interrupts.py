@@ -25,6 +25,8 @@ from tests.conftest import DATA, replace_in
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    if args[:1] == ["build"]:
+        args = [*args, "--quiet"]  # no progress lines: stderr holds the one message under test
     code = main(args)
     captured = capsys.readouterr()
     return code, captured.out, captured.err

@@ -1,0 +1,204 @@
+"""build/<game>/index.html: the preview page of a build, and the images it shows.
+
+The images are flat files beside the page (`preview-<kind>-<digest>.<ext>`, named by their
+content like the module's images, so an image shown in several editions is stored once): the
+piece faces and charts are the module's own, taken from the render plan (its faces come from
+the render cache the module was just built from: nothing is drawn twice); sheet thumbnails are
+drawn from the faces' display lists into their own cache (preview.pack); scenario pictures are
+compiler.backends.scenepics' PNGs, kept in their own cache (scenes.pack). The page holds no
+date and no random id: the same sources give the same bytes."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Literal, Protocol
+
+from compiler.backends.charts.build import render_charts
+from compiler.backends.files import write_atomically
+from compiler.backends.preview.html import Sources, e, page
+from compiler.backends.preview.sections import (
+    Context,
+    cards_section,
+    charts_section,
+    markers_section,
+    scenarios_section,
+    thumbs_section,
+    units_section,
+)
+from compiler.backends.preview.thumbs import Thumb, page_sizes, sheet_thumbs
+from compiler.backends.rendercache import RenderCache, digest_key
+from compiler.backends.sheets.build import sheet_docs
+from compiler.backends.sheets.options import SheetOptions
+from compiler.backends.vassal.module import render_plan
+from compiler.diagnostics import Finding, Severity
+from compiler.i18n import tr
+from compiler.model.common import Text
+from compiler.model.gamedata import GameData
+
+PAGE_NAME = "index.html"
+PREFIX = "preview-"
+
+
+class EditionLike(Protocol):
+    """What the page needs of a pipeline.Edition."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def game(self) -> GameData: ...
+    @property
+    def cache(self) -> Path: ...
+    @property
+    def prefix(self) -> str: ...
+
+
+class Files:
+    """The preview's image files by content: name → bytes."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def add(self, name: str, data: bytes) -> str:
+        self.files[PREFIX + name] = data
+        return PREFIX + name
+
+    def add_digest(self, kind: str, data: bytes, ext: str) -> str:
+        return self.add(f"{kind}-{hashlib.sha1(data).hexdigest()[:16]}.{ext}", data)
+
+
+def write_preview(
+    editions: Sequence[EditionLike],
+    options: SheetOptions,
+    out_dir: Path,
+    piece_images: Literal["svg", "png"],
+    folder: Path,
+    title: Text,
+    findings: Sequence[Finding] = (),
+    watched: bool = False,
+) -> Path:
+    """Write index.html and its images into `folder` (the build's new set of outputs, which
+    will become out_dir/<game>/), after the modules and PDFs of every edition are there."""
+    lang = options.lang
+    game = editions[0].game
+    sources = Sources(game.root, out_dir / game.game.id)
+    files = Files()
+    nav: list[tuple[str, str]] = [("findings", tr("Findings", lang))]
+    body = [findings_section(findings, sources, lang)]
+    for edition in editions:
+        anchor = f"e-{edition.name}"
+        nav.append((anchor, edition.game.game.title.get(lang)))
+        body.append(_edition(edition, options, piece_images, folder, sources, files))
+    html = page(title.get(lang), lang, nav, body, watched)
+    for name, data in sorted(files.files.items()):
+        write_atomically(folder / name, data)
+    return write_atomically(folder / PAGE_NAME, html.encode("utf-8"))
+
+
+def _edition(
+    edition: EditionLike,
+    options: SheetOptions,
+    piece_images: Literal["svg", "png"],
+    folder: Path,
+    sources: Sources,
+    files: Files,
+) -> str:
+    game, lang = edition.game, options.lang
+    # the charts as the module shows them, from their cache (what render_charts remembers is
+    # the last edition's only): render_plan takes them from there instead of drawing them
+    render_charts(game, options, RenderCache(edition.cache / "charts.pack"))
+    plan, images = render_plan(game, edition.cache / "faces.pack", lang, piece_images)
+
+    def module_image(name: str) -> str:
+        return files.add(name, images[f"images/{name}"])
+
+    anchor = f"e-{edition.name}"
+    ctx = Context(game, plan, lang, anchor, sources, module_image)
+    pdfs, thumbs = _thumbs(edition, options, folder)
+    scenes = _scenes(game, lang, files, RenderCache(edition.cache / "scenes.pack"))
+    links = [
+        (f"{anchor}-units", tr("Counters and blocks", lang)),
+        (f"{anchor}-markers", tr("Markers", lang)),
+        (f"{anchor}-cards", tr("Cards", lang)),
+        (f"{anchor}-scenarios", tr("Scenarios", lang)),
+        (f"{anchor}-pdfs", tr("Print files", lang)),
+        (f"{anchor}-charts", tr("Charts", lang)),
+    ]
+    sections = [
+        units_section(ctx),
+        markers_section(ctx),
+        cards_section(ctx),
+        scenarios_section(ctx, scenes),
+        thumbs_section(ctx, pdfs, lambda key: files.add_digest("page", thumbs[key], "png")),
+        charts_section(ctx),
+    ]
+    shown = [(ident, label) for (ident, label), text in zip(links, sections, strict=True) if text]
+    items = "".join(f'<li><a href="#{e(i)}">{e(label)}</a></li>' for i, label in shown)
+    module = f"{edition.name}.vmod"
+    heading = e(game.game.title.get(lang))
+    return (
+        f'<section id="{e(anchor)}" class="edition">\n<h2>{heading}</h2>\n'
+        f'<p>{e(tr("Module", lang))}: <a href="{e(module)}">{e(module)}</a></p>\n'
+        f'<nav aria-label="{heading}"><ul>{items}</ul></nav>\n' + "".join(sections) + "</section>\n"
+    )
+
+
+def _thumbs(
+    edition: EditionLike, options: SheetOptions, folder: Path
+) -> tuple[list[tuple[str, list[Thumb]]], dict[str, bytes]]:
+    """Each PDF of the edition written in `folder` with its pages' thumbnails, and the
+    thumbnails' PNGs by "<file>:<page>"."""
+    cache = RenderCache(edition.cache / "preview.pack")
+    pdfs: list[tuple[str, list[Thumb]]] = []
+    for name, (doc, doc_options) in sheet_docs(edition.game, options).items():
+        path = folder / f"{edition.prefix}{name}"
+        if path.is_file():
+            pdfs.append((path.name, sheet_thumbs(path.read_bytes(), doc, doc_options, cache)))
+    cache.save()
+    charts = folder / f"{edition.prefix}charts.pdf"
+    if charts.is_file():
+        sizes = page_sizes(charts.read_bytes())
+        pdfs.append((charts.name, [Thumb(n, s, None) for n, s in enumerate(sizes, start=1)]))
+    pngs = {
+        f"{name}:{t.number}": t.png for name, thumbs in pdfs for t in thumbs if t.png is not None
+    }
+    return pdfs, pngs
+
+
+def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict[str, str]:
+    """Scenario id → its picture's file: compiler.backends.scenepics' PNG, kept in `cache`
+    under the picture's own key (what decides its look), so a warm build draws none again."""
+    from compiler.backends.scenepics import picture_key, scenario_png
+
+    found: dict[str, str] = {}
+    for scenario in game.scenarios:
+        key = digest_key("preview-scene", picture_key(game, scenario, lang))
+        png = cache.fetch(key, partial(scenario_png, game, scenario, lang))
+        found[scenario.id] = files.add_digest("scenario", png, "png")
+    cache.save()
+    return found
+
+
+def findings_section(findings: Sequence[Finding], sources: Sources, lang: str) -> str:
+    """The build's findings (warnings and notes: a build with errors writes nothing)."""
+    out = [f'<section id="findings"><h2>{e(tr("Findings", lang))} ({len(findings)})</h2>\n']
+    if not findings:
+        out.append(f"<p>{e(tr('The build found nothing to report.', lang))}</p>\n")
+    else:
+        out.append('<ol class="findings">\n')
+        for finding in findings:
+            warning = finding.severity is Severity.WARNING
+            severity, shown = (
+                ("warning", tr("warning", lang)) if warning else ("error", tr("error", lang))
+            )
+            hint = f"<br><small>{e(finding.hint)}</small>" if finding.hint else ""
+            out.append(
+                f'<li><span class="{severity}">{e(shown)}</span> '
+                f"<code>{e(finding.rule)}</code> {sources.link(finding.location)}<br>"
+                f"{e(finding.message)}{hint}</li>\n"
+            )
+        out.append("</ol>\n")
+    out.append("</section>\n")
+    return "".join(out)

@@ -1,0 +1,208 @@
+"""The sections of one edition on the preview page: pieces as the trays group them, markers,
+cards by deck, scenarios, sheet page thumbnails and charts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from compiler.backends.art.faces import figure
+from compiler.backends.preview.html import Sources, e
+from compiler.backends.preview.thumbs import Thumb
+from compiler.backends.vassal.buildfile import ModulePlan
+from compiler.backends.vassal.pieces import Images
+from compiler.diagnostics import Location
+from compiler.i18n import tr
+from compiler.model.common import Scalar
+from compiler.model.gamedata import GameData
+from compiler.model.units import Unit
+
+Picture = Callable[[str], str]
+"""An image of the module (its name inside images/) → the preview file's name."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every section needs: the edition's game and plan, the language, the anchor prefix,
+    the source links and where each image went."""
+
+    game: GameData
+    plan: ModulePlan
+    lang: str
+    anchor: str
+    sources: Sources
+    picture: Picture
+
+    def tr(self, message: str) -> str:
+        return tr(message, self.lang)
+
+
+def _values(values: Mapping[str, Scalar] | None) -> str:
+    if not values:
+        return ""
+    return ", ".join(f"{key} {figure(value)}" for key, value in values.items())
+
+
+def _img(src: str, alt: str) -> str:
+    return f'<img src="{e(src)}" alt="{e(alt)}" loading="lazy" decoding="async">'
+
+
+def _faces(ctx: Context, name: str, images: Images) -> str:
+    shown = [_img(ctx.picture(images.front), f"{ctx.tr('Front')}: {name}")]
+    if images.back:
+        shown.append(_img(ctx.picture(images.back), f"{ctx.tr('Back')}: {name}"))
+    return f'<div class="faces">{"".join(shown)}</div>'
+
+
+def _item(ctx: Context, kind: str, ident: str, faces: str, lines: list[str], loc: Location) -> str:
+    meta = "".join(f"<br>{line}" for line in lines if line)
+    return (
+        f'<li id="{e(ctx.anchor)}-{kind}-{e(ident)}" class="{kind}">{faces}'
+        f'<p class="meta"><code>{e(ident)}</code>{meta}<br>{ctx.sources.link(loc)}</p></li>\n'
+    )
+
+
+def _unit(ctx: Context, unit: Unit) -> str:
+    name = unit.name.get(ctx.lang)
+    lines = [e(name)]
+    front, back = _values(unit.front), _values(unit.back)
+    if front:
+        lines.append(f"{e(ctx.tr('Front'))}: {e(front)}")
+    if back:
+        lines.append(f"{e(ctx.tr('Back'))}: {e(back)}")
+    if unit.steps > 1:
+        lines.append(f"{e(ctx.tr('Steps'))}: {unit.steps}")
+    if unit.copies != 1:
+        lines.append(f"{e(ctx.tr('Copies'))}: {unit.copies}")
+    faces = _faces(ctx, name, ctx.plan.unit_images[unit.id])
+    return _item(ctx, "unit", unit.id, faces, lines, unit.loc)
+
+
+def units_section(ctx: Context) -> str:
+    """Counters and blocks by side, then by formation (the module's trays)."""
+    game = ctx.game
+    out = [f'<section id="{e(ctx.anchor)}-units"><h3>{e(ctx.tr("Counters and blocks"))}</h3>\n']
+    for side in game.game.sides:
+        units = [u for u in game.units if u.side == side.id]
+        if not units:
+            continue
+        out.append(f"<h4>{e(side.name.get(ctx.lang))}</h4>\n")
+        groups: dict[str, list[Unit]] = {}
+        for unit in units:
+            groups.setdefault(unit.formation, []).append(unit)
+        for formation_id, members in groups.items():
+            formation = game.formation(formation_id)
+            label = formation.name.get(ctx.lang) if formation else ctx.tr("Other units")
+            out.append(f'<h5>{e(label)}</h5>\n<ul class="grid">\n')
+            out.extend(_unit(ctx, unit) for unit in members)
+            out.append("</ul>\n")
+    out.append("</section>\n")
+    return "".join(out) if game.units else ""
+
+
+def markers_section(ctx: Context) -> str:
+    """Markers by set."""
+    if not ctx.game.markers:
+        return ""
+    out = [f'<section id="{e(ctx.anchor)}-markers"><h3>{e(ctx.tr("Markers"))}</h3>\n']
+    current = ""
+    for marker in ctx.game.markers.values():
+        if marker.set.id != current:
+            if current:
+                out.append("</ul>\n")
+            current = marker.set.id
+            out.append(f'<h4>{e(marker.set.name.get(ctx.lang))}</h4>\n<ul class="grid">\n')
+        name = marker.set.name.get(ctx.lang)
+        if marker.value is not None:
+            name = f"{name} {figure(marker.value)}"
+        faces = _faces(ctx, name, ctx.plan.marker_images[marker.id])
+        out.append(_item(ctx, "marker", marker.id, faces, [e(name)], marker.set.loc))
+    out.append("</ul>\n</section>\n")
+    return "".join(out)
+
+
+def cards_section(ctx: Context) -> str:
+    """Cards by deck, each deck with its back first."""
+    if not ctx.game.cards:
+        return ""
+    out = [f'<section id="{e(ctx.anchor)}-cards"><h3>{e(ctx.tr("Cards"))}</h3>\n']
+    for deck in ctx.game.decks:
+        cards = [c for c in ctx.game.cards if c.deck == deck.id]
+        deck_name = deck.name.get(ctx.lang)
+        out.append(f'<h4>{e(deck_name)}</h4>\n<ul class="grid wide">\n')
+        back = ctx.plan.deck_backs.get(deck.id)
+        if back:
+            faces = _faces(ctx, deck_name, Images(back))
+            out.append(_item(ctx, "deck", deck.id, faces, [e(ctx.tr("Back"))], deck.loc))
+        for card in cards:
+            name = card.name.get(ctx.lang)
+            faces = _faces(ctx, name, Images(ctx.plan.card_images[card.id]))
+            lines = [e(name), e(_values(card.fields))]
+            if card.copies != 1:
+                lines.append(f"{e(ctx.tr('Copies'))}: {card.copies}")
+            out.append(_item(ctx, "card", card.id, faces, lines, card.loc))
+        out.append("</ul>\n")
+    out.append("</section>\n")
+    return "".join(out)
+
+
+def scenarios_section(ctx: Context, pictures: Mapping[str, str | None]) -> str:
+    """Each scenario with its picture on the map (`pictures`: scenario id → preview file,
+    None when the scenario pictures are not available)."""
+    if not ctx.game.scenarios:
+        return ""
+    out = [f'<section id="{e(ctx.anchor)}-scenarios"><h3>{e(ctx.tr("Scenarios"))}</h3>\n']
+    out.append('<ul class="grid scenes">\n')
+    for scenario in ctx.game.scenarios:
+        name = scenario.name.get(ctx.lang)
+        found = pictures.get(scenario.id)
+        if found is None:
+            # PLACE OF THE SCENARIO PICTURE: compiler.backends.scenepics.scenario_svg draws it
+            shown = f'<p class="missing">{e(ctx.tr("No scenario picture in this build"))}</p>'
+        else:
+            picture = _img(found, f"{ctx.tr('Scenario set-up on the map')}: {name}")
+            shown = f'<a href="{e(found)}">{picture}</a>'
+        out.append(_item(ctx, "scenario", scenario.id, shown, [e(name)], scenario.loc))
+    out.append("</ul>\n</section>\n")
+    return "".join(out)
+
+
+def thumbs_section(ctx: Context, pdfs: list[tuple[str, list[Thumb]]], thumb: Picture) -> str:
+    """Every page of every PDF as a thumbnail linking to that page (`thumb`: PNG bytes' key
+    → preview file; a page without a thumbnail is an outline with its number)."""
+    if not pdfs:
+        return ""
+    out = [f'<section id="{e(ctx.anchor)}-pdfs"><h3>{e(ctx.tr("Print files"))}</h3>\n']
+    for name, thumbs in pdfs:
+        out.append(f'<h4><a href="{e(name)}">{e(name)}</a></h4>\n<ul class="thumbs">\n')
+        for page in thumbs:
+            label = f"{name}, {ctx.tr('page')} {page.number}"
+            if page.png is None:
+                width = round(160 * page.size[0] / page.size[1]) if page.size[1] else 113
+                inner = (
+                    f'<span class="outline" style="width:{width}px">'
+                    f"{e(ctx.tr('page'))} {page.number}</span>"
+                )
+            else:
+                inner = _img(thumb(f"{name}:{page.number}"), label)
+            out.append(
+                f'<li><a href="{e(name)}#page={page.number}" aria-label="{e(label)}">'
+                f"{inner}</a></li>\n"
+            )
+        out.append("</ul>\n")
+    out.append("</section>\n")
+    return "".join(out)
+
+
+def charts_section(ctx: Context) -> str:
+    """The charts as the module's charts window shows them."""
+    if not ctx.plan.charts:
+        return ""
+    out = [f'<section id="{e(ctx.anchor)}-charts"><h3>{e(ctx.tr("Charts"))}</h3>\n']
+    for number, (title, image) in enumerate(ctx.plan.charts, start=1):
+        out.append(
+            f'<figure class="chart" id="{e(ctx.anchor)}-chart-{number}">'
+            f"<figcaption>{e(title)}</figcaption>{_img(ctx.picture(image), title)}</figure>\n"
+        )
+    out.append("</section>\n")
+    return "".join(out)
