@@ -79,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
     check.add_argument(
+        "--untranslated",
+        action="store_true",
+        help="also list the texts the module shows that have no Japanese (one warning per game)",
+    )
+    check.add_argument(
         "--lang",
         choices=("en", "ja"),
         help="language the faces are laid out in to find text that will not fit "
@@ -233,7 +238,7 @@ def _validate(args: argparse.Namespace) -> int:
     from compiler.pipeline import check_games, resolve_games
 
     folders = resolve_games(args.games, args.sources)
-    reports = check_games(folders, build_lang=args.lang or "")
+    reports = check_games(folders, build_lang=args.lang or "", untranslated=args.untranslated)
     if args.format == "json":
         payload = [
             {"game": r.folder.name, "findings": [finding_json(f) for f in r.findings]}

@@ -129,7 +129,10 @@ def resolve_games(names: list[str], sources: Path) -> list[Path]:
 
 
 def check_game(
-    folder: Path, build_lang: str | None = None, progress: Progress = no_progress
+    folder: Path,
+    build_lang: str | None = None,
+    progress: Progress = no_progress,
+    untranslated: bool = False,
 ) -> GameReport:
     """Load and validate one game folder; the findings of both stages, sorted. With
     `build_lang` ("" for the game's own print language), also what the build checks before it
@@ -146,7 +149,7 @@ def check_game(
     if game is not None:
         progress(folder.name, "load", len(game.files), len(game.files))
         progress(folder.name, "validate", 0, len(game.constraints))
-        findings.extend(validate(game))
+        findings.extend(validate(game, untranslated))
         if game.aids_template[2]:  # the game's own template; the shared one is tested
             findings.extend(player_aids(game)[1])
         progress(folder.name, "validate", len(game.constraints), len(game.constraints))
@@ -468,11 +471,15 @@ def _with_watch_script(fill: Callable[[Path], None], generation: int, folder: Pa
 
 
 def check_games(
-    folders: list[Path], build_lang: str | None = None, progress: Progress = no_progress
+    folders: list[Path],
+    build_lang: str | None = None,
+    progress: Progress = no_progress,
+    untranslated: bool = False,
 ) -> list[GameReport]:
     """check_game for each folder; two folders that declare the same game id are an error in
-    both (they would write the same build/<id>/), found before anything is written."""
-    reports = [check_game(folder, build_lang, progress) for folder in folders]
+    both (they would write the same build/<id>/), found before anything is written. With
+    `untranslated`, a translator's to-do list too (one warning per game)."""
+    reports = [check_game(folder, build_lang, progress, untranslated) for folder in folders]
     by_id: dict[str, list[GameReport]] = {}
     for report in reports:
         if report.game is not None:

@@ -231,3 +231,17 @@ def test_a_game_with_its_data_in_subfolders_is_one_game(
     assert out.strip().splitlines() == [
         line for line in out.strip().splitlines() if line.startswith("split: ok")
     ]
+
+
+def test_validate_untranslated_lists_a_translators_work_on_request(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Texts the module shows without Japanese: one warning per game with `--untranslated`
+    (napoleon's formation and unit names), none without (the seed games build clean)."""
+    code, out, _ = run(["validate", str(SOURCES / "napoleon"), "--untranslated"], capsys)
+    assert code == 0 and out.count("warning[untranslated-text]") == 1, out
+    assert "have no Japanese" in out and "napoleon/units.yaml:" in out
+    code, out, _ = run(["validate", str(SOURCES / "napoleon")], capsys)
+    assert code == 0 and "untranslated-text" not in out
+    code, out, _ = run(["validate", str(SOURCES / "tank_killers"), "--untranslated"], capsys)
+    assert code == 0 and "untranslated-text" not in out  # every text has its Japanese
