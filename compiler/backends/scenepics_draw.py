@@ -16,7 +16,7 @@ from compiler.backends.art.counters import (
     step_drawing,
     unit_drawing,
 )
-from compiler.backends.art.display import Box, Drawing, Inset, Line, Op, Rect, Text
+from compiler.backends.art.display import Box, Drawing, Inset, Line, Op, Rect, Text, scaled_drawing
 from compiler.backends.art.fonts import text_width
 from compiler.backends.pergame import PerGame
 from compiler.i18n import tr
@@ -326,36 +326,4 @@ def overlay(
         layout.text(16.0, y + 20, tr("Nothing is set up in this scenario.", lang), 15.0)
         y += 40
     height = max(1, round(y + 4))
-    return _scaled(layout.ops, width, height), height, drawn
-
-
-def _scaled(ops: list[Op], width: int, height: int) -> Drawing:
-    """Ops in picture pixels → a drawing `width / height` wide and 1.0 tall."""
-    k = 1.0 / height
-
-    def box(b: Box) -> Box:
-        return (b[0] * k, b[1] * k, b[2] * k, b[3] * k)
-
-    out: list[Op] = []
-    for op in ops:
-        if isinstance(op, Rect):
-            out.append(Rect(box(op.box), op.fill, op.outline, op.line_width * k, op.radius * k))
-        elif isinstance(op, Line):
-            points = tuple((x * k, y * k) for x, y in op.points)
-            out.append(Line(points, op.colour, op.width * k))
-        elif isinstance(op, Inset):
-            out.append(Inset(box(op.box), op.drawing))
-        elif isinstance(op, Text):
-            out.append(
-                Text(
-                    op.x * k,
-                    op.y * k,
-                    op.text,
-                    op.height * k,
-                    op.bold,
-                    op.colour,
-                    op.anchor,
-                    op.lang,
-                )
-            )
-    return Drawing(width * k, tuple(out))
+    return scaled_drawing(layout.ops, width, height), height, drawn

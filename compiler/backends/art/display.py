@@ -7,6 +7,7 @@ display list renders at any size. `Sketch` collects ops while a face is built.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -98,6 +99,45 @@ class Inset:
 
 
 Op = Rect | Polygon | Line | Ellipse | Text | Inset
+
+
+def scaled_drawing(ops: Sequence[Op], width: float, height: float) -> Drawing:
+    """Ops laid out in any unit (points, pixels) on a `width` × `height` area, as a drawing
+    (height 1.0): every coordinate, size and line width divided by `height`."""
+    k = 1.0 / height
+
+    def box(b: Box) -> Box:
+        return (b[0] * k, b[1] * k, b[2] * k, b[3] * k)
+
+    def points(found: tuple[Point, ...]) -> tuple[Point, ...]:
+        return tuple((x * k, y * k) for x, y in found)
+
+    out: list[Op] = []
+    for op in ops:
+        if isinstance(op, Rect):
+            out.append(Rect(box(op.box), op.fill, op.outline, op.line_width * k, op.radius * k))
+        elif isinstance(op, Ellipse):
+            out.append(Ellipse(box(op.box), op.fill, op.outline, op.line_width * k))
+        elif isinstance(op, Polygon):
+            out.append(Polygon(points(op.points), op.fill, op.outline, op.line_width * k))
+        elif isinstance(op, Line):
+            out.append(Line(points(op.points), op.colour, op.width * k))
+        elif isinstance(op, Inset):
+            out.append(Inset(box(op.box), op.drawing))
+        else:
+            out.append(
+                Text(
+                    op.x * k,
+                    op.y * k,
+                    op.text,
+                    op.height * k,
+                    op.bold,
+                    op.colour,
+                    op.anchor,
+                    op.lang,
+                )
+            )
+    return Drawing(width * k, tuple(out))
 
 
 def line_start(x: float, width: float, align: str) -> float:

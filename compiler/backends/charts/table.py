@@ -8,7 +8,17 @@ from dataclasses import dataclass
 
 from compiler.backends.art.colours import RGB, parse_colour
 from compiler.backends.art.counters import block_drawing, unit_drawing
-from compiler.backends.art.display import Anchor, Drawing, Inset, Line, Op, Polygon, Rect, Text
+from compiler.backends.art.display import (
+    Anchor,
+    Drawing,
+    Inset,
+    Line,
+    Op,
+    Polygon,
+    Rect,
+    Text,
+    scaled_drawing,
+)
 from compiler.backends.art.fonts import text_width
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.pergame import PerGame
@@ -270,7 +280,7 @@ def _part(
     ordered = [paper, *(op for op in ops if not isinstance(op, Text))] + [
         op for op in ops if isinstance(op, Text)
     ]
-    return Part(_scaled(ordered, paper_width, height), paper_width, height)
+    return Part(scaled_drawing(ordered, paper_width, height), paper_width, height)
 
 
 def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float = 515.0) -> Drawing:
@@ -331,51 +341,6 @@ def chart_parts(
         )
         for number, span in enumerate(spans)
     ]
-
-
-def _scaled(ops: list[Op], width: float, height: float) -> Drawing:
-    """Ops in points → drawing units (height 1.0)."""
-    k = 1.0 / height
-
-    def p(point: tuple[float, float]) -> tuple[float, float]:
-        return point[0] * k, point[1] * k
-
-    out: list[Op] = []
-    for op in ops:
-        if isinstance(op, Rect):
-            x0, y0, x1, y1 = op.box
-            out.append(
-                Rect(
-                    (x0 * k, y0 * k, x1 * k, y1 * k),
-                    op.fill,
-                    op.outline,
-                    op.line_width * k,
-                    op.radius * k,
-                )
-            )
-        elif isinstance(op, Polygon):
-            out.append(
-                Polygon(tuple(p(q) for q in op.points), op.fill, op.outline, op.line_width * k)
-            )
-        elif isinstance(op, Line):
-            out.append(Line(tuple(p(q) for q in op.points), op.colour, op.width * k))
-        elif isinstance(op, Inset):
-            x0, y0, x1, y1 = op.box
-            out.append(Inset((x0 * k, y0 * k, x1 * k, y1 * k), op.drawing))
-        elif isinstance(op, Text):
-            out.append(
-                Text(
-                    op.x * k,
-                    op.y * k,
-                    op.text,
-                    op.height * k,
-                    op.bold,
-                    op.colour,
-                    op.anchor,
-                    op.lang,
-                )
-            )
-    return Drawing(width * k, tuple(out))
 
 
 def chart_height_pt(drawing: Drawing, width_pt: float) -> float:

@@ -8,6 +8,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from compiler.backends.art.planar import point_in_polygon
 from compiler.model.maps import Art, GameMap, HexGrid, Sheet
 from compiler.rules.placed import Placement
 
@@ -222,14 +223,7 @@ def box_strip(labels: list[tuple[str, str]], top: int, width: int) -> tuple[list
 
 def inside(point: tuple[float, float], polygon: tuple[Point, ...]) -> bool:
     """Even-odd ray casting, as java.awt.Polygon.contains for interior points."""
-    x, y = point
-    hit = False
-    count = len(polygon)
-    for index in range(count):
-        (x1, y1), (x2, y2) = polygon[index], polygon[(index + 1) % count]
-        if (y1 > y) != (y2 > y) and x < (x2 - x1) * (y - y1) / (y2 - y1) + x1:
-            hit = not hit
-    return hit
+    return point_in_polygon(point, polygon)
 
 
 def interior_point(polygon: tuple[Point, ...], earlier: list[tuple[Point, ...]]) -> Point | None:
