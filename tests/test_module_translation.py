@@ -141,7 +141,10 @@ def _bundle(game: GameData) -> tuple[etree._Element, dict[str, str]]:
     return root, read_properties(files[BUNDLE]) if BUNDLE in files else {}
 
 
-@pytest.mark.parametrize("game_id", ["napoleon", "tank_killers"])
+SEED_GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("game_id", SEED_GAMES)
 def test_module_carries_the_data_s_japanese(game_id: str) -> None:
     game = seed_game(game_id)
     root, bundle = _bundle(game)
@@ -285,7 +288,7 @@ def check_in_vassal(game: GameData, vmod: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game_id", ["napoleon", "tank_killers"])
+@pytest.mark.parametrize("game_id", SEED_GAMES)
 def test_module_speaks_the_player_s_language_in_vassal(game_id: str, tmp_path: Path) -> None:
     if not vassal_available():
         pytest.fail("VASSAL's engine is not installed: run scripts/install-vassal.sh")
