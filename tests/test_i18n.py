@@ -132,12 +132,14 @@ def test_the_shipped_template_and_back_ends_are_extracted() -> None:
 
 def test_the_compiled_catalogues_ship_in_the_package() -> None:
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["compiler"]
+    setuptools = pyproject["tool"]["setuptools"]
     compiled = sorted(LOCALE_DIR.rglob("*.mo"))
     assert compiled
-    for path in compiled:
-        name = path.relative_to(REPO / "compiler").as_posix()
-        assert any(fnmatch.fnmatch(name, p) for p in patterns), name
+    for path in compiled:  # each catalogue folder is a data package shipping its .mo
+        package = ".".join(path.parent.relative_to(REPO).parts)
+        assert package in setuptools["packages"], package
+        patterns = setuptools["package-data"].get(package, [])
+        assert any(fnmatch.fnmatch(path.name, p) for p in patterns), path
     assert catalogue_fingerprint()
 
 

@@ -26,7 +26,14 @@ def test_every_folder_of_code_is_a_listed_package() -> None:
         for path in (REPO / "compiler").rglob("*.py")
         if "__pycache__" not in path.parts
     }
-    assert set(SETUPTOOLS["packages"]) == code_folders | {"compiler.templates"}
+    catalogues = {
+        ".".join(path.parent.relative_to(REPO).parts)
+        for path in (REPO / "compiler" / "locale").rglob("*.mo")
+    }
+    data_folders = {"compiler.templates"} | {
+        ".".join(folder.split(".")[:depth]) for folder in catalogues for depth in (2, 3, 4)
+    }
+    assert set(SETUPTOOLS["packages"]) == code_folders | data_folders
 
 
 def test_every_template_file_is_package_data() -> None:
