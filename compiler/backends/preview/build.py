@@ -11,6 +11,7 @@ date and no random id: the same sources give the same bytes."""
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -93,8 +94,22 @@ def write_preview(
         body.append(_edition(edition, options, piece_images, folder, sources, files))
     html = page(title.get(lang), lang, nav, body, watched)
     for name, data in sorted(files.files.items()):
-        write_atomically(folder / name, data)
+        _write_new(folder / name, data)
     return write_atomically(folder / PAGE_NAME, html.encode("utf-8"))
+
+
+def _write_new(target: Path, data: bytes) -> None:
+    """An image of the page, written straight into the build's new set of outputs: that
+    folder is the build's own until it is swapped in whole, so a file needs no temporary
+    name of its own (hundreds of them made the preview the slowest step of a warm rebuild).
+    A file already there (an image two sections share) is the same bytes: its name is a
+    digest of them."""
+    try:
+        with open(target, "xb") as out:
+            out.write(data)
+    except FileExistsError:
+        return
+    os.chmod(target, 0o644)
 
 
 def _edition(
