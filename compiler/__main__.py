@@ -14,14 +14,25 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
-from types import FrameType
-from typing import NoReturn
-
-from compiler import interrupts
 
 INTERRUPTED = 130
 MESSAGE = b"countermix: interrupted\n"
+
+
+def _while_loading(signum: int, frame: object) -> None:
+    os.write(2, MESSAGE)
+    os._exit(INTERRUPTED)
+
+
+# first of all, before any other import: from the tool's first line on, a Ctrl-C is one line
+signal.signal(signal.SIGINT, _while_loading)
+
+import sys  # noqa: E402
+from types import FrameType  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from compiler import interrupts  # noqa: E402
+
 _phase = "loading"
 
 
