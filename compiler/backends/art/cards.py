@@ -18,19 +18,21 @@ from dataclasses import dataclass
 from PIL import Image
 
 from compiler.backends.art.colours import RGB, darker, lighter, readable
-from compiler.backends.art.display import Anchor, Box, Drawing, Line, Rect, Sketch, Text
+from compiler.backends.art.display import Box, Drawing, Line, Rect, Sketch, Text
 from compiler.backends.art.raster import rasterize_to
 from compiler.backends.art.slots import (
     Owner,
     TextStyle,
+    across,
     colour,
     face_slots,
     find_layout,
     place_text,
     slot_ink,
+    slot_room,
     unused,
 )
-from compiler.backends.art.textfit import LINE_PITCH, Paragraph, Room, fit_block
+from compiler.backends.art.textfit import LINE_PITCH, Paragraph, fit_block
 from compiler.model.cards import Card, Deck
 from compiler.model.common import Scalar
 from compiler.model.gamedata import GameData
@@ -210,34 +212,17 @@ def _text_block(
     kept = tuple(para for para in paragraphs if para.text.strip())
     if not kept:
         return
-    room = Room(
-        width=box[2] - box[0],
-        height=box[3] - box[1],
-        size=slot.size,
-        min_size=min(slot.min_size, slot.size),
-        lang=lang,
-        max_lines=TEXT_LINES,
-    )
-    fitted = fit_block(kept, room)
+    fitted = fit_block(kept, slot_room(slot, box, lang, TEXT_LINES))
     if fitted.shortened:
         sketch.warnings.append(
             f"text of {owner.what} does not fit the `text` slot of layout "
             f"`{owner.layout.id}`: shortened to {fitted.shown!r}"
         )
-    anchor, x = _across(slot, box)
+    anchor, x = across(slot, box)
     pitch = fitted.height * LINE_PITCH
     for line in fitted.lines:
         y = box[1] + pitch * (line.row + 0.5)
         sketch.add(Text(x, y, line.text, fitted.height, line.bold, ink, anchor, lang))
-
-
-def _across(slot: Slot, box: Box) -> tuple[Anchor, float]:
-    """Anchor and x of text lines for the slot's alignment."""
-    if slot.align == "left":
-        return "lm", box[0]
-    if slot.align == "right":
-        return "rm", box[2]
-    return "mm", (box[0] + box[2]) / 2
 
 
 def _union(first: Box, second: Box) -> Box:

@@ -80,22 +80,14 @@ def place_text(
     """`text` fitted into `box` (face units) with the slot's sizes and alignment."""
     if not text:
         return
-    room = Room(
-        width=box[2] - box[0],
-        height=box[3] - box[1],
-        size=slot.size,
-        min_size=min(slot.min_size, slot.size),
-        bold=slot.bold,
-        lang=style.lang,
-        max_lines=style.max_lines,
-    )
+    room = slot_room(slot, box, style.lang, style.max_lines, slot.bold)
     fitted = fit(text, room)
     if fitted.shortened:
         sketch.warnings.append(
             f"{style.field or slot.show} of {owner.what} does not fit the `{slot.show}` slot of "
             f"layout `{owner.layout.id}`: shortened to {fitted.shown!r}"
         )
-    anchor, x = _horizontal(slot, box)
+    anchor, x = across(slot, box)
     pitch = min(fitted.height * LINE_PITCH, room.height / max(len(fitted.lines), 1))
     if style.top:
         first = box[1] + pitch / 2
@@ -116,8 +108,21 @@ def place_text(
         )
 
 
-def _horizontal(slot: Slot, box: Box) -> tuple[Anchor, float]:
-    """Anchor and x for the slot's alignment."""
+def slot_room(slot: Slot, box: Box, lang: str, max_lines: int, bold: bool = False) -> Room:
+    """The room text has in `box` (face units) with the slot's sizes."""
+    return Room(
+        width=box[2] - box[0],
+        height=box[3] - box[1],
+        size=slot.size,
+        min_size=min(slot.min_size, slot.size),
+        bold=bold,
+        lang=lang,
+        max_lines=max_lines,
+    )
+
+
+def across(slot: Slot, box: Box) -> tuple[Anchor, float]:
+    """Anchor and x of text lines for the slot's alignment."""
     if slot.align == "left":
         return "lm", box[0]
     if slot.align == "right":
