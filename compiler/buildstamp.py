@@ -11,7 +11,9 @@ build cut short leaves none). It records:
 - the settings: the command-line options, the tool's and Python's version, the environment
   variables the build reads, and the folders as they were named;
 - the findings the build printed, as printed, and the module it reported;
-- each output file with its size, mtime, inode and digest.
+- each output file with its size, mtime and inode (a file written again, or edited, has
+  another mtime or inode: its content need not be hashed, which for a large game's thousands
+  of outputs was most of writing the stamp).
 
 The next build with the same settings takes the stamp when every input is the same (its content
 is hashed again only when its size or mtime changed, or when it was written less than
@@ -116,7 +118,7 @@ def _fresh(stamp: Any, folder: Path, out_dir: Path, build_settings: str) -> Fres
         return None
     if not all(_unchanged(path, entry) for path, entry in inputs.items()):
         return None
-    if _outputs(stamp["target"], hashed=False) != _without_digests(stamp["outputs"]):
+    if _outputs(stamp["target"]) != _without_digests(stamp["outputs"]):
         return None
     lines = stamp["findings"]
     if not all(isinstance(line, str) for line in lines):
@@ -147,6 +149,8 @@ def _unchanged(path: str, entry: Entry) -> bool:
 
 
 def _without_digests(outputs: Any) -> dict[str, list[int]]:
+    """The outputs as recorded: size, mtime, inode (a stamp of an earlier version also holds
+    each one's digest)."""
     return {name: list(recorded[:3]) for name, recorded in outputs.items()}
 
 
@@ -219,7 +223,7 @@ class Recorder:
         if self.doubt:
             return
         try:
-            outputs = _outputs(str(target), hashed=True)
+            outputs = _outputs(str(target))
         except ValueError:  # something else than files in the folder: never up to date
             return
         stamp = {
@@ -307,9 +311,9 @@ def _listing(where: str) -> list[list[str]]:
     return sorted(entries)
 
 
-def _outputs(target: str, hashed: bool) -> dict[str, list[Any]]:
-    """Every file in the output folder: size, mtime, inode (and digest); ValueError when the
-    folder is a link or holds anything but regular files."""
+def _outputs(target: str) -> dict[str, list[Any]]:
+    """Every file in the output folder: size, mtime, inode; ValueError when the folder is a
+    link or holds anything but regular files."""
     if os.path.islink(target):
         raise ValueError(target)
     found: dict[str, list[Any]] = {}
@@ -319,8 +323,6 @@ def _outputs(target: str, hashed: bool) -> dict[str, list[Any]]:
             if not stat.S_ISREG(info.st_mode):
                 raise ValueError(entry.path)
             found[entry.name] = [info.st_size, info.st_mtime_ns, info.st_ino]
-            if hashed:
-                found[entry.name].append(_hash(entry.path)[1])
     return found
 
 

@@ -16,6 +16,7 @@ import marshal
 import multiprocessing
 import os
 import signal
+import weakref
 import zlib
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -27,6 +28,8 @@ from compiler.resources import shipped_layout_files
 ART_SOURCES = Path(__file__).parent / "art"
 PDF_SOURCES = Path(__file__).parent / "pdf"
 AGE_LIMIT = 4
+SMALL_PACK = 4 << 20
+"""A pack this small is read whole when opened; a larger one entry by entry, when asked."""
 """Builds an entry may go unused before it leaves the pack."""
 
 
@@ -71,12 +74,16 @@ class RenderCache:
     """Rendered bytes by key, in memory and (given a pack file's path) on disk.
 
     On disk: `<pack>` holds the entries back to back and `<pack>.index` maps each key to its
-    (offset, length, age). A build appends what it drew and rewrites only the small index; the
-    data is compacted when more than half of it is entries no longer indexed."""
+    (offset, length, age, CRC-32). Opening a cache reads only the index; an entry's bytes are
+    read from the pack when it is asked for (a warm build of a large game reads the few
+    hundred kilobytes it uses, not the whole pack). A build appends what it drew and rewrites
+    only the small index; the data is compacted when more than half of it is entries no
+    longer indexed."""
 
     def __init__(self, pack: Path | None) -> None:
         self.pack = pack
         self.memory: dict[str, bytes] = {}
+        """Entries read or made by this build."""
         self.index: dict[str, tuple[int, int, int, int]] = {}
         """key → (offset, length, age in builds, CRC-32): an entry whose bytes do not match its
         CRC (the pack rewritten by another build meanwhile) is not served."""
@@ -85,6 +92,10 @@ class RenderCache:
         self.new: list[str] = []
         self.hits = 0
         self.misses = 0
+        self._data: int | None = None
+        """The pack, open for reading (entries are read at their offsets)."""
+        self._whole: bytes | None = None
+        """A small pack's bytes, read at once (many tiny entries: one read, not one each)."""
         if pack is not None:
             self._load(pack)
 
@@ -93,27 +104,47 @@ class RenderCache:
         return self.pack.with_name(self.pack.name + ".index")
 
     def _load(self, pack: Path) -> None:
-        """Read the pack; a missing, damaged or mismatched pack is an empty cache."""
+        """Read the index and open the pack; a missing, damaged or mismatched pack is an empty
+        cache."""
         try:
             index = marshal.loads(self._index_path().read_bytes())
             if not isinstance(index, dict):
                 raise ValueError("not an index")
-            data = pack.read_bytes()
-            view = memoryview(data)
+            handle = os.open(pack, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            weakref.finalize(self, os.close, handle)
+            size = os.fstat(handle).st_size
             for key, (start, length, age, crc) in index.items():
-                entry = bytes(view[start : start + length])
-                if len(entry) != length or zlib.crc32(entry) != crc:
-                    continue  # rewritten under us (another build, an interrupted one): a miss
-                self.memory[key] = entry
-                self.index[key] = (start, length, age, crc)
-            self.size = len(data)
+                if isinstance(key, str) and 0 <= start and start + length <= size:
+                    self.index[key] = (int(start), int(length), int(age), int(crc))
+            self._data, self.size = handle, size
+            if size <= SMALL_PACK:
+                self._whole = os.pread(handle, size, 0)
         except (OSError, EOFError, ValueError, TypeError):
-            self.memory.clear()
             self.index.clear()
             self.size = 0
 
+    def _read(self, key: str) -> bytes | None:
+        """An indexed entry's bytes from the pack, when they are whole and match their CRC
+        (else the entry is forgotten: a miss)."""
+        start, length, _age, crc = self.index[key]
+        entry = b""
+        if self._whole is not None:
+            entry = self._whole[start : start + length]
+        elif self._data is not None:
+            try:
+                entry = os.pread(self._data, length, start)
+            except OSError:
+                pass
+        if len(entry) != length or zlib.crc32(entry) != crc:
+            del self.index[key]  # rewritten under us (another build, an interrupted one)
+            return None
+        self.memory[key] = entry
+        return entry
+
     def get(self, key: str) -> bytes | None:
         found = self.memory.get(key)
+        if found is None and key in self.index:
+            found = self._read(key)
         if found is not None:
             self.used.add(key)
             self.hits += 1
@@ -128,26 +159,27 @@ class RenderCache:
         return found
 
     def put(self, key: str, data: bytes) -> None:
-        if key not in self.memory:
+        if key not in self.memory and key not in self.index:
             self.new.append(key)
         self.memory[key] = data
         self.used.add(key)
         self.misses += 1
 
+    def _length(self, key: str) -> int:
+        found = self.memory.get(key)
+        return len(found) if found is not None else self.index[key][1]
+
     def save(self) -> None:
         """Append what this build drew, age what it did not use, drop what is too old."""
         if self.pack is None:
             return
-        ages = {
-            key: 0 if key in self.used else self.index[key][2] + 1
-            for key in self.memory
-            if key in self.used or key in self.index
-        }
+        ages = {key: 0 if key in self.used else self.index[key][2] + 1 for key in self.index}
+        ages.update(dict.fromkeys(self.new, 0))
         ages = {key: age for key, age in ages.items() if age <= AGE_LIMIT}
-        if not self.new and all(self.index.get(k, (0, 0, -1, 0))[2] == a for k, a in ages.items()):
+        if not self.new and all(self.index[k][2] == a for k, a in ages.items()):
             if len(ages) == len(self.index):
                 return
-        live = sum(len(self.memory[key]) for key in ages)
+        live = sum(self._length(key) for key in ages)
         if self.size + sum(len(self.memory[k]) for k in self.new) > 2 * live + (1 << 20):
             self._rewrite(ages)
         else:
@@ -175,20 +207,37 @@ class RenderCache:
         self._write_index()
 
     def _rewrite(self, ages: dict[str, int]) -> None:
-        """The data with only the live entries, and its index."""
+        """The data with only the live entries (read from the old pack when this build did
+        not use them), and its index."""
         assert self.pack is not None
         self.pack.parent.mkdir(parents=True, exist_ok=True)
         index: dict[str, tuple[int, int, int, int]] = {}
         chunks: list[bytes] = []
         offset = 0
         for key in sorted(ages):
-            chunks.append(self.memory[key])
-            data = self.memory[key]
+            data = self.memory.get(key)
+            if data is None:
+                data = self._read(key)
+            if data is None:
+                continue  # damaged in the old pack: dropped
+            chunks.append(data)
             index[key] = (offset, len(data), ages[key], zlib.crc32(data))
-            offset += len(self.memory[key])
+            offset += len(data)
         _replace(self.pack, b"".join(chunks))
         self.index, self.size = index, offset
+        self._reopen()
         self._write_index()
+
+    def _reopen(self) -> None:
+        """After the pack was replaced: read from the new one."""
+        assert self.pack is not None
+        try:
+            handle = os.open(self.pack, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            self._data = None  # what was read stays in memory; nothing more is served
+            return
+        weakref.finalize(self, os.close, handle)
+        self._data, self._whole = handle, None
 
     def _write_index(self) -> None:
         _replace(self._index_path(), marshal.dumps(dict(sorted(self.index.items()))))
