@@ -5,10 +5,10 @@ one marker set with copies enough for them), built once cold with `countermix bu
 --out X`, then one unit's front movement is changed and the game rebuilt as a whole process
 (`python -m compiler build`: interpreter start, imports, YAML loading, validation, every back
 end; SVG faces, the default), a different unit each round; the median of `--repeat` rounds
-is printed. The in-process split (load, validate, write, charts, render_plan, module, sheets)
-is from one more warm round run in this process, the steps called as `build_checked` calls
-them. The tool is run and imported from a copy of `compiler/` (with `templates/`) taken when
-the bench starts (bench.tool).
+is printed. The in-process split (load, validate, faces, charts, module, sheets, preview,
+write) is from one more warm round run in this process, timed from the build's own progress
+calls. The tool is run and imported from a copy of `compiler/` (with `templates/`) taken
+when the bench starts (bench.tool).
 
 `--compare REF` also times the same rounds with the countermix of git revision REF (extracted
 with `git archive` into a temporary folder and run from there), so a before/after table comes
@@ -96,50 +96,29 @@ def warm_rounds(source: Path, game: Game, out: Path, repeat: int) -> tuple[float
 
 
 def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
-    """One warm rebuild in this process, step by step, as build_checked runs it."""
-    from compiler.backends.charts.build import render_charts, write_charts
-    from compiler.backends.files import replace_folder
-    from compiler.backends.rendercache import RenderCache
-    from compiler.backends.sheets.build import write_sheets
-    from compiler.backends.vassal.module import write_module
-    from compiler.load.aids import with_aids
-    from compiler.load.game import load_game
-    from compiler.pipeline import build_checks, is_output_name
-    from compiler.rules.engine import validate
+    """One warm rebuild in this process, as `countermix build` runs it (`build_games`, stamp
+    included), timed stage by stage from the build's own progress calls: each call starts the
+    stage it names; what runs after the last one (swapping the outputs in, the stamp) is
+    "write". Start-up and imports are left out (the whole-process figure has them)."""
+    from compiler.pipeline import build_games
 
     change_unit(game, round_no)
     times: dict[str, float] = {}
+    current = "start"
     mark = time.perf_counter()
 
-    def step(name: str) -> None:
-        nonlocal mark
+    def progress(_game: str, stage: str, done: int, total: int) -> None:
+        nonlocal current, mark
         now = time.perf_counter()
-        times[name] = times.get(name, 0.0) + now - mark
-        mark = now
+        times[current] = times.get(current, 0.0) + now - mark
+        over = total > 0 and done == total  # what follows belongs to no stage
+        current, mark = ("write" if over else stage), now
 
-    loaded = load_game(game.folder)
-    assert loaded.game is not None
-    step("load")
-    findings = validate(loaded.game)
-    assert not findings, findings
-    game_id = loaded.game.game.id
-    cache = out / ".cache" / game_id
-    data, _problems = with_aids(loaded.game, cache)
-    options, _checked = build_checks(data, None, {}, cache)
-    assert options is not None
-    step("validate")
-
-    def fill(folder: Path) -> None:
-        step("write")
-        render_charts(data, options, RenderCache(cache / "charts.pack"))
-        write_charts(data, folder, options)
-        step("charts")
-        write_module(data, out, options.lang, "svg", folder, step)
-        write_sheets(data, folder, options, cache)
-        step("sheets")
-
-    replace_folder(out / game_id, fill, lambda name: is_output_name(game_id, name))
-    step("write")
+    built = list(build_games([game.folder], out, {}, progress=progress))
+    progress("", "write", 0, 0)
+    if not built or built[0].written is None:
+        raise SystemExit(f"the in-process rebuild failed: {built}")
+    times.pop("start", None)  # the stamp check before loading
     return times
 
 
