@@ -167,6 +167,8 @@ class Recorder:
     inputs: dict[str, Entry] = field(default_factory=dict)
     folders: dict[str, list[list[str]]] = field(default_factory=dict)
     doubt: bool = False
+    trust_outputs: bool = True
+    """Whether the previous outputs may be reused where unchanged (not with `--force`)."""
 
     @classmethod
     def start(cls, folder: Path, out_dir: Path, build_settings: str) -> Recorder:
@@ -210,6 +212,24 @@ class Recorder:
                 self._record([str(path)])
         except (Doubt, OSError):
             self.doubt = True
+
+    def previous_outputs(self, target: Path) -> dict[str, tuple[int, int, int]]:
+        """The files of `target` as the last build's stamp recorded them after writing them
+        (name → size, mtime, inode): a file still the same in all three is one that build
+        wrote, untouched since. Empty without a stamp, with a stamp of another target, when
+        outputs are not to be trusted (`build --force`), or at the least doubt."""
+        if not self.trust_outputs:
+            return {}
+        try:
+            stamp = json.loads(stamp_path(self.out_dir, self.folder).read_bytes())
+            if stamp["format"] != FORMAT or stamp["target"] != str(target):
+                return {}
+            return {
+                str(name): (int(record[0]), int(record[1]), int(record[2]))
+                for name, record in stamp["outputs"].items()
+            }
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+            return {}
 
     def forget(self) -> None:
         """Remove the previous stamp (before the outputs it describes are replaced)."""

@@ -305,6 +305,7 @@ def build_checked(
     try:
         with build_lock(out_dir / ".cache" / game_id, waiting):
             recover(target)
+            kept = {} if stamp is None else stamp.previous_outputs(target)
             fill = partial(
                 _write_outputs,
                 made,
@@ -314,6 +315,7 @@ def build_checked(
                 stage=stage,
                 report=report,
                 watched=bool(watch),
+                kept=kept,
             )
             if watch:
                 fill = partial(_with_watch_script, fill, watch)
@@ -367,7 +369,12 @@ def build_games(
     fresh = {
         folder: None if force else buildstamp.fresh(folder, out_dir, settings) for folder in folders
     }
-    start = partial(buildstamp.Recorder.start, out_dir=out_dir, build_settings=settings)
+
+    def start(folder: Path) -> buildstamp.Recorder:
+        recorder = buildstamp.Recorder.start(folder, out_dir, settings)
+        recorder.trust_outputs = not force
+        return recorder
+
     stale = [folder for folder in folders if fresh[folder] is None]
     stamps = {folder: start(folder) for folder in stale}  # before the loader reads a file
     reports = dict(zip(stale, check_games(stale, progress=progress), strict=True))
@@ -427,11 +434,13 @@ def _write_outputs(
     stage: Callable[[str, int, int], None] = partial(no_progress, "-"),  # noqa: B008
     report: GameReport | None = None,
     watched: bool = False,
+    kept: Mapping[str, tuple[int, int, int]] | None = None,
 ) -> None:
     """Every output of one game into `folder`, edition by edition; the caches stay in
     out_dir/.cache/<game>/ (a title's in titles/<title>/ there). Then, with the `report`
     (the game and the build's findings), the preview page of them all, index.html (`watched`:
-    it loads the watch.js of `build --watch`)."""
+    it loads the watch.js of `build --watch`; `kept`: the previous set's files its build
+    stamp vouches for, which the preview's unchanged images are linked from)."""
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
@@ -456,7 +465,17 @@ def _write_outputs(
 
         title = report.game.game.title
         stage("preview", 0, 1)
-        write_preview(made, options, out_dir, piece_images, folder, title, report.findings, watched)
+        write_preview(
+            made,
+            options,
+            out_dir,
+            piece_images,
+            folder,
+            title,
+            report.findings,
+            watched,
+            kept or {},
+        )
         stage("preview", 1, 1)
 
 

@@ -17,7 +17,7 @@ import pytest
 from lxml import etree
 from PIL import Image
 
-from compiler.backends.art.display import Inset, Text
+from compiler.backends.art.display import Inset, Rect, Text
 from compiler.backends.charts.build import render_charts, write_charts
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.scenepics import (
@@ -26,7 +26,9 @@ from compiler.backends.scenepics import (
     scenario_png,
     scenario_scene,
     scenario_svg,
+    scene_png,
 )
+from compiler.backends.scenepics_draw import BADGE
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.vassal.module import map_names, piece_gpids, plan_module
 from compiler.i18n import tr
@@ -124,7 +126,7 @@ def test_every_set_up_piece_is_drawn_and_every_stack_counted(folder: Path, ident
     )
     drawn = Counter((view.setup[p.index].place.map, view.setup[p.index].at) for p, _ in scene.drawn)  # type: ignore[union-attr]
     assert drawn == wanted
-    texts = [op for op in scene.overlay.ops if isinstance(op, Text)]
+    counts = stack_counts(scene)
     for piece, box in scene.drawn:
         assert piece.count == sum(
             1 for p, _ in scene.drawn if (p.map, p.x, p.y) == (piece.map, piece.x, piece.y)
@@ -133,9 +135,23 @@ def test_every_set_up_piece_is_drawn_and_every_stack_counted(folder: Path, ident
             continue
         corner = (box[2] / scene.height, box[1] / scene.height)
         assert any(
-            t.text == str(piece.count) and math.dist((t.x, t.y), corner) < 30 / scene.height
-            for t in texts
+            words == str(piece.count) and math.dist(where, corner) < 30 / scene.height
+            for words, where in counts
         ), (ident, piece)
+
+
+def stack_counts(scene: Scene) -> list[tuple[str, tuple[float, float]]]:
+    """The words of every stack count's tab (a small drawing of its own: a BADGE-coloured
+    rectangle and its text) and where their middle is in the overlay."""
+    found = []
+    for op in scene.overlay.ops:
+        if not isinstance(op, Inset) or len(op.drawing.ops) != 2:
+            continue
+        tab, text = op.drawing.ops
+        if isinstance(tab, Rect) and tab.fill == BADGE and isinstance(text, Text):
+            size = op.box[3] - op.box[1]
+            found.append((text.text, (op.box[0] + text.x * size, op.box[1] + text.y * size)))
+    return found
 
 
 @pytest.mark.parametrize(
@@ -196,6 +212,25 @@ def test_the_bytes_are_the_same_every_time_and_read_back(folder: Path, ident: st
     assert len(images) == len(scene.panels)
     labels = {g.get("aria-label") for g in root.iter("{http://www.w3.org/2000/svg}g")}
     assert {op.text for op in scene.overlay.ops if isinstance(op, Text)} <= labels
+
+
+def test_faces_kept_in_the_cache_give_the_same_png() -> None:
+    """scene_png keeps every face's pixels in the cache it is given: a picture drawn with the
+    faces another picture left there (other pieces, sides and stacks) is the bytes of one
+    drawn from nothing, and drawing it again rasterises no face."""
+    game = loaded(SOURCES / "napoleon")
+    first, second = (
+        scenario_scene(game, scenario(game, ident), "en")
+        for ident in ("historical", "napoleons-initiative")
+    )
+    cache = RenderCache(None)
+    assert scene_png(first, cache) == scene_png(first)
+    assert cache.misses > 0
+    assert scene_png(second, cache) == scene_png(second)
+    assert cache.hits > 0
+    drawn = cache.misses
+    assert scene_png(second, cache) == scene_png(second)
+    assert cache.misses == drawn
 
 
 def test_the_png_shows_the_pieces_over_the_board() -> None:

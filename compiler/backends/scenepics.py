@@ -8,7 +8,9 @@ Nothing is drawn a second way: the positions come from the geometry the module's
 (the module's own board, scaled down), the pieces from the art package's face drawings. A
 picture is `PICTURE_WIDTH` pixels wide (a narrower board is not enlarged): one board image per
 map panel, under one overlay drawing (a display list) holding the map names, the pieces, the
-stack counts and the lists. The PNG paints the overlay over the boards; the SVG embeds each
+stack counts and the lists. The PNG paints the overlay over the boards, its faces (pieces,
+stack counts, arrivals, decks) each rasterised on its own and pasted where it goes, so that a
+warm build takes the faces that did not change from the preview's cache; the SVG embeds each
 board as a PNG and the overlay as vector paths; charts.pdf (compiler/backends/scenepics_pdf.py)
 prints the boards as images and the overlay as vector paths and text.
 
@@ -21,19 +23,20 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import io
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
 
-from compiler.backends.art.display import Box, Drawing
+from compiler.backends.art.display import Box, Drawing, Inset, Op
 from compiler.backends.art.identity import deck_identity, marker_identity, unit_identity
 from compiler.backends.art.png import encode_png
-from compiler.backends.art.raster import rasterize_to
+from compiler.backends.art.raster import INSET_SUPERSAMPLE, SCALE, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.pergame import PerGame
-from compiler.backends.rendercache import cache_key
+from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.scenepics_draw import (
     LABEL_ROOM,
     MIN_WIDTH,
@@ -149,29 +152,93 @@ def _scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
 
 
 def _board(game: GameData, layout: MapLayout, size: tuple[int, int]) -> Image.Image:
-    """A map's board as the module draws it (its art, when it has some), scaled to `size`."""
+    """A map's board as the module draws it (its art, when it has some), scaled to `size`:
+    the pixels of the module's board PNG (`art.board.board_png` encodes these very pixels),
+    drawn whole to be scaled, without encoding them and reading them back."""
     memo = _BOARDS.of(game)
     map_id = layout.game_map.id
     if map_id not in memo:
-        from compiler.backends.art.board import board_png
         from compiler.backends.vassal.boardart import load_board_art
+        from compiler.backends.vassal.boards import render_board
 
-        data = board_png(game, layout, load_board_art(game, layout.game_map))
-        with Image.open(io.BytesIO(data)) as full:
-            memo[map_id] = full.convert("RGB").resize(
-                size, Image.Resampling.LANCZOS, reducing_gap=3.0
-            )
+        full = render_board(game, layout, load_board_art(game, layout.game_map))
+        memo[map_id] = full.convert("RGB").resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
     return memo[map_id]
 
 
-def scene_png(scene: Scene) -> bytes:
-    """The scene as one RGB PNG: the boards, then the overlay over them."""
+def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
+    """The scene as one RGB PNG: the boards; the overlay's shapes and words before its first
+    face (the maps' names); every face (the pieces, the arrivals, the decks) rasterised at its
+    size where it goes, in the overlay's order; then the rest of the overlay (stack counts,
+    the lists' words) over them. A face's pixels are taken from `faces` when that drawing was
+    rasterised at that size before (a warm build rasterises only the faces that changed) and
+    kept there; the bytes are the same either way."""
     image = Image.new("RGB", (scene.width, scene.height), (255, 255, 255))
     for panel, board in zip(scene.panels, scene.boards, strict=True):
         image.paste(board, (0, panel.top))
-    layer = rasterize_to(scene.overlay, scene.width, scene.height)
-    image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
+    under, insets, over = _split_overlay(scene.overlay.ops)
+    _paint(image, scene.overlay.width, under)
+    scale = (scene.width / scene.overlay.width, float(scene.height))
+    made: dict[str, Image.Image] = {}
+    for inset in insets:
+        x0, y0, _x1, y1 = inset.box
+        height = max(1, round((y1 - y0) * scale[1]))
+        face = _face_pixels(inset.drawing, height, faces, made)
+        mask = face if face.mode == "RGBA" else None
+        image.paste(face.convert("RGB"), (round(x0 * scale[0]), round(y0 * scale[1])), mask)
+    _paint(image, scene.overlay.width, over)
     return encode_png(image)
+
+
+def _split_overlay(ops: Sequence[Op]) -> tuple[list[Op], list[Inset], list[Op]]:
+    """The overlay's ops before its first face, its faces, and its other ops after that."""
+    first = next((n for n, op in enumerate(ops) if isinstance(op, Inset)), len(ops))
+    insets = [op for op in ops[first:] if isinstance(op, Inset)]
+    return list(ops[:first]), insets, [op for op in ops[first:] if not isinstance(op, Inset)]
+
+
+def _paint(image: Image.Image, width: float, ops: Sequence[Op]) -> None:
+    """Shapes and words (no faces) over the whole picture, rasterised as one layer."""
+    if not ops:
+        return
+    layer = rasterize_to(Drawing(width, tuple(ops)), image.width, image.height)
+    image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
+
+
+FACE_SUPERSAMPLE = max(SCALE, INSET_SUPERSAMPLE)
+"""A face's shapes are supersampled as the raster back end does a drawing's insets."""
+
+
+def _face_pixels(
+    drawing: Drawing, height: int, faces: RenderCache | None, made: dict[str, Image.Image]
+) -> Image.Image:
+    """A face rasterised `height` pixels tall: from `made` (this picture's faces so far) or
+    `faces` under a key of the whole drawing and this code, else rasterised and kept."""
+    key = cache_key("scene-face", _fingerprint(), height, FACE_SUPERSAMPLE, drawing)
+    found = made.get(key)
+    if found is not None:
+        return found
+    data = faces.get(key) if faces is not None else None
+    if data is not None:
+        found = _unpacked(data)
+    else:
+        found = rasterize(drawing, height, FACE_SUPERSAMPLE)
+        if faces is not None:
+            faces.put(key, _packed(found))
+    made[key] = found
+    return found
+
+
+def _packed(image: Image.Image) -> bytes:
+    """An image's pixels as a cache entry: mode and size, then the raw pixels compressed."""
+    header = f"{image.mode} {image.width} {image.height}\n".encode("ascii")
+    return header + zlib.compress(image.tobytes(), 1)
+
+
+def _unpacked(data: bytes) -> Image.Image:
+    header, pixels = data.split(b"\n", 1)
+    mode, width, height = header.decode("ascii").split()
+    return Image.frombytes(mode, (int(width), int(height)), zlib.decompress(pixels))
 
 
 def scene_svg(scene: Scene) -> bytes:
@@ -224,10 +291,22 @@ def _fingerprint() -> str:
     return digest.hexdigest()
 
 
+_KEYS: PerGame[dict[tuple[str, str], str]] = PerGame(dict)
+
+
 def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
     """What decides how a scenario picture looks, without drawing it: this code, the scenario,
     the layouts and terrain of the boards (and their art files' bytes), the looks of its
-    pieces and decks (a cache key for charts.pdf)."""
+    pieces and decks (a cache key for charts.pdf and the preview page; worked out once per
+    game being built)."""
+    memo = _KEYS.of(game)
+    key = (scenario.id, lang)
+    if key not in memo:
+        memo[key] = _picture_key(game, scenario, lang)
+    return memo[key]
+
+
+def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
     layouts = map_layouts(game)
     arts = []
     from compiler.backends.vassal.boardart import art_path

@@ -191,25 +191,18 @@ def _draw_pieces(
 
 
 def _badge(layout: _Layout, box: Box, count: int, height: float) -> None:
-    """The stack's count in a dark rounded tab over its top piece's top-right corner."""
+    """The stack's count in a dark rounded tab over its top piece's top-right corner: a small
+    drawing of its own, placed like a face (the PNG rasterises it once, as it does a face)."""
     size = max(9.0, 0.3 * height)
     words = str(count)
     width = text_width(words, size, True, layout.lang) + size * 0.5
     x1, y0 = box[2] + size * 0.3, box[1] - size * 0.45
-    tab = (x1 - width, y0, x1, y0 + size * 1.15)
-    layout.ops.append(Rect(tab, BADGE, WHITE, max(1.0, size * 0.08), size * 0.25))
-    layout.ops.append(
-        Text(
-            (tab[0] + tab[2]) / 2,
-            (tab[1] + tab[3]) / 2,
-            words,
-            size,
-            True,
-            WHITE,
-            "mm",
-            layout.lang,
-        )
-    )
+    tall = size * 1.15
+    tab: list[Op] = [
+        Rect((0.0, 0.0, width, tall), BADGE, WHITE, max(1.0, size * 0.08), size * 0.25),
+        Text(width / 2, tall / 2, words, size, True, WHITE, "mm", layout.lang),
+    ]
+    layout.inset(x1 - width, y0, tall, scaled_drawing(tab, width, tall))
 
 
 def _map_labels(game: GameData, layout: _Layout, panels: tuple[Panel, ...]) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
-from functools import partial
+import stat
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -41,6 +41,8 @@ from compiler.model.gamedata import GameData
 
 PAGE_NAME = "index.html"
 PREFIX = "preview-"
+FILE_MODE = 0o644
+"""The mode of every file a build writes (compiler.backends.files.write_atomically)."""
 
 
 class EditionLike(Protocol):
@@ -79,9 +81,12 @@ def write_preview(
     title: Text,
     findings: Sequence[Finding] = (),
     watched: bool = False,
+    kept: Mapping[str, tuple[int, int, int]] | None = None,
 ) -> Path:
     """Write index.html and its images into `folder` (the build's new set of outputs, which
-    will become out_dir/<game>/), after the modules and PDFs of every edition are there."""
+    will become out_dir/<game>/), after the modules and PDFs of every edition are there. An
+    image whose file is in the previous set as `kept` records it (size, mtime, inode: as the
+    last build wrote it, see buildstamp) is linked from there instead of written."""
     lang = options.lang
     game = editions[0].game
     sources = Sources(game.root, out_dir / game.game.id)
@@ -93,9 +98,63 @@ def write_preview(
         nav.append((anchor, edition.game.game.title.get(lang)))
         body.append(_edition(edition, options, piece_images, folder, sources, files))
     html = page(title.get(lang), lang, nav, body, watched)
-    for name, data in sorted(files.files.items()):
-        _write_new(folder / name, data)
+    previous = _previous_set(out_dir / game.game.id, folder) if kept else None
+    _write_images(files.files, folder, previous, kept or {})
     return write_atomically(folder / PAGE_NAME, html.encode("utf-8"))
+
+
+def _write_images(
+    files: dict[str, bytes],
+    folder: Path,
+    previous: Path | None,
+    kept: Mapping[str, tuple[int, int, int]],
+) -> None:
+    """Every image of the page into `folder`: linked from the `previous` set of outputs when
+    it is there as `kept` records it (see _link_previous), else written. (Paths as strings:
+    thousands of Path joins cost more than the links.)"""
+    old = None if previous is None else f"{previous}{os.sep}"
+    new = f"{folder}{os.sep}"
+    for name, data in sorted(files.items()):
+        recorded = kept.get(name)
+        if old is None or recorded is None or recorded[0] != len(data):
+            _write_new(folder / name, data)
+        elif not _link_previous(old + name, new + name, recorded):
+            _write_new(folder / name, data)
+
+
+def _previous_set(target: Path, folder: Path) -> Path | None:
+    """The game's previous set of outputs (what `folder` will replace), when there is one
+    to take unchanged images from."""
+    try:
+        if target.is_symlink() or not target.is_dir() or target.samefile(folder):
+            return None
+    except OSError:
+        return None
+    return target
+
+
+def _link_previous(source: str, target: str, recorded: tuple[int, int, int]) -> bool:
+    """Whether the image is now in the new set as a hard link to the previous set's file of
+    the same name: a name is a digest of the bytes, and a regular file of that name with the
+    size, mtime and inode the last build's stamp recorded once it was written, and the mode a
+    build gives its files, is the file that build wrote, untouched since (writing thousands
+    of files again was the slowest step of a warm rebuild). False when there is no such file
+    or it cannot be linked (another file system, no hard links): then the image is written."""
+    try:
+        found = os.lstat(source)
+    except OSError:
+        return False
+    if not stat.S_ISREG(found.st_mode) or stat.S_IMODE(found.st_mode) != FILE_MODE:
+        return False
+    if (found.st_size, found.st_mtime_ns, found.st_ino) != recorded:
+        return False
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        return True  # an image two sections share: the same bytes (see _write_new)
+    except OSError:
+        return False
+    return True
 
 
 def _write_new(target: Path, data: bytes) -> None:
@@ -109,7 +168,7 @@ def _write_new(target: Path, data: bytes) -> None:
             out.write(data)
     except FileExistsError:
         return
-    os.chmod(target, 0o644)
+    os.chmod(target, FILE_MODE)
 
 
 def _edition(
@@ -184,13 +243,18 @@ def _thumbs(
 
 def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict[str, str]:
     """Scenario id → its picture's file: compiler.backends.scenepics' PNG, kept in `cache`
-    under the picture's own key (what decides its look), so a warm build draws none again."""
-    from compiler.backends.scenepics import picture_key, scenario_png
+    under the picture's own key (what decides its look), so a warm build draws only the
+    pictures whose key changed, and of those only the faces that changed (the faces' pixels
+    are kept in `cache` too)."""
+    from compiler.backends.scenepics import picture_key, scenario_scene, scene_png
 
     found: dict[str, str] = {}
     for scenario in game.scenarios:
         key = digest_key("preview-scene", picture_key(game, scenario, lang))
-        png = cache.fetch(key, partial(scenario_png, game, scenario, lang))
+        png = cache.get(key)
+        if png is None:
+            png = scene_png(scenario_scene(game, scenario, lang), cache)
+            cache.put(key, png)
         found[scenario.id] = files.add_digest("scenario", png, "png")
     cache.save()
     return found

@@ -66,18 +66,28 @@ class Sources:
     def __init__(self, root: str, page_folder: Path) -> None:
         self.base = Path(root).resolve().parent
         self.page_folder = page_folder.resolve()
+        self._files: dict[str, tuple[str, str]] = {}
 
     def link(self, loc: Location) -> str:
         if loc.line <= 0:
             return ""
-        path = Path(loc.path).resolve()
-        try:
-            shown = path.relative_to(self.base).as_posix()
-        except ValueError:
-            shown = path.name
-        href = Path(os.path.relpath(path, self.page_folder)).as_posix()
+        shown, href = self._file(loc.path)
         text = f"{shown}:{loc.line}"
-        return f'<a class="src" href="{e(href)}" title="{e(text)}">{e(text)}</a>'
+        return f'<a class="src" href="{href}" title="{e(text)}">{e(text)}</a>'
+
+    def _file(self, name: str) -> tuple[str, str]:
+        """A data file's name as shown and its href (escaped), worked out once per file: a
+        page links thousands of pieces to a few files."""
+        found = self._files.get(name)
+        if found is None:
+            path = Path(name).resolve()
+            try:
+                shown = path.relative_to(self.base).as_posix()
+            except ValueError:
+                shown = path.name
+            href = Path(os.path.relpath(path, self.page_folder)).as_posix()
+            found = self._files[name] = (shown, e(href))
+        return found
 
 
 def page(
