@@ -133,6 +133,7 @@ def check_game(
     build_lang: str | None = None,
     progress: Progress = no_progress,
     untranslated: bool = False,
+    kept: Path | None = None,
 ) -> GameReport:
     """Load and validate one game folder; the findings of both stages, sorted. With
     `build_lang` ("" for the game's own print language), also what the build checks before it
@@ -143,7 +144,7 @@ def check_game(
     from compiler.rules.engine import validate
 
     progress(folder.name, "load", 0, 0)
-    loaded = load_game(folder)
+    loaded = load_game(folder, kept)
     findings = list(loaded.findings)
     game = loaded.game
     if game is not None:
@@ -377,13 +378,14 @@ def build_games(
 
     stale = [folder for folder in folders if fresh[folder] is None]
     stamps = {folder: start(folder) for folder in stale}  # before the loader reads a file
-    reports = dict(zip(stale, check_games(stale, progress=progress), strict=True))
+    checked = partial(check_games, progress=progress, out_dir=out_dir)
+    reports = dict(zip(stale, checked(stale), strict=True))
     loaded = {r.game.game.id for r in reports.values() if r.game is not None}
     kept = [stamp.game_id for stamp in fresh.values() if stamp is not None]
     if len(kept) != len(set(kept)) or loaded.intersection(kept):
         # a game up to date has the id of another: every game is loaded, checked and reported
         stamps = {folder: start(folder) for folder in folders}
-        reports = dict(zip(folders, check_games(folders, progress=progress), strict=True))
+        reports = dict(zip(folders, checked(folders), strict=True))
         fresh = dict.fromkeys(folders)
     for folder in folders:
         done = fresh[folder]
@@ -494,11 +496,25 @@ def check_games(
     build_lang: str | None = None,
     progress: Progress = no_progress,
     untranslated: bool = False,
+    out_dir: Path | None = None,
 ) -> list[GameReport]:
     """check_game for each folder; two folders that declare the same game id are an error in
     both (they would write the same build/<id>/), found before anything is written. With
-    `untranslated`, a translator's to-do list too (one warning per game)."""
-    reports = [check_game(folder, build_lang, progress, untranslated) for folder in folders]
+    `untranslated`, a translator's to-do list too (one warning per game). With `out_dir` (a
+    build's), the loader reads back what it kept there from the last build of each folder
+    and reads again only what changed (compiler.load.keptread)."""
+    from compiler.load.keptread import kept_path
+
+    reports = [
+        check_game(
+            folder,
+            build_lang,
+            progress,
+            untranslated,
+            None if out_dir is None else kept_path(out_dir, folder),
+        )
+        for folder in folders
+    ]
     by_id: dict[str, list[GameReport]] = {}
     for report in reports:
         if report.game is not None:

@@ -4,8 +4,10 @@ and never runs what a planted cache file names."""
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import pickle
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -65,6 +67,82 @@ def test_one_changed_chart_is_read_again(tmp_path: Path, reads: list[int]) -> No
     charts, _ = player_aids(changed, tmp_path)
     assert charts == player_aids(changed)[0]
     assert 0 < len(reads) < len(charts)
+
+
+def every_field(value: object) -> object:
+    """A value with every field of its records, positions too (records compare without them)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple((f.name, every_field(getattr(value, f.name))) for f in dataclasses.fields(value)),
+        )
+    if isinstance(value, tuple | list):
+        return tuple(every_field(item) for item in value)
+    if isinstance(value, Mapping):
+        return tuple((key, every_field(item)) for key, item in value.items())
+    return value
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_changed_unit_reads_its_rows_alone(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A changed chart is read row by row: only the rows whose output changed are read, and
+    the chart is the one a full read gives, every position included."""
+    game = loaded(name)
+    if not game.units:
+        pytest.skip("no units")
+    player_aids(game, tmp_path)
+    rows_read: list[int] = []
+    real = aids._row_alone
+
+    def spy(path: Path, line: int, text: str) -> object:
+        rows_read.append(line)
+        return real(path, line, text)
+
+    monkeypatch.setattr(aids, "_row_alone", spy)
+    unit = replace(game.units[-1], name=Text("Renamed", "改名"))
+    changed = replace(game, units=(*game.units[:-1], unit))
+    charts, _ = player_aids(changed, tmp_path)
+    assert every_field(charts) == every_field(player_aids(changed)[0])
+    assert 0 < len(rows_read) < sum(len(chart.rows) for chart in charts) / 2
+    rows_read.clear()
+    again, _ = player_aids(changed, tmp_path)
+    assert every_field(again) == every_field(charts) and rows_read == []
+
+
+def test_a_games_own_template_is_rendered_once_per_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validation asks for the aids of a game with its own template, then the build: the
+    second time, nothing is rendered again; another game is rendered afresh."""
+    game = loaded("napoleon")
+    path, source, _own = game.aids_template
+    own = replace(game, aids_template=(path, source, True))
+    renders: list[int] = []
+    real = aids._render
+
+    def spy(template: object, names: dict[str, object]) -> str:
+        renders.append(1)
+        return real(template, names)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(aids, "_render", spy)
+    first = player_aids(own)
+    again = player_aids(own, Path("unused"))
+    assert len(renders) == 1 and first == again and first[0] == player_aids(game)[0]
+    player_aids(replace(own))
+    assert len(renders) == 3  # the shared template's game, then a game equal but not the same
+
+
+@pytest.mark.parametrize("odd", ["\u2028", "\x85", "\r"])
+def test_a_line_break_of_yaml_alone_reads_as_a_full_read(odd: str, tmp_path: Path) -> None:
+    """YAML breaks lines at CR, NEL, LS and PS too: output holding one keeps its positions."""
+    game = loaded("napoleon")
+    player_aids(game, tmp_path)
+    unit = replace(game.units[0], name=Text(f"Line{odd}break", "改名"))
+    changed = replace(game, units=(unit, *game.units[1:]))
+    charts, findings = player_aids(changed, tmp_path)
+    whole, whole_findings = player_aids(changed)
+    assert findings == whole_findings
+    assert every_field(charts) == every_field(whole)
 
 
 @pytest.mark.parametrize(

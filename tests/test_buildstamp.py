@@ -38,9 +38,9 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = game.load_game
 
-    def spy(folder: Path) -> game.LoadResult:
+    def spy(folder: Path, kept: Path | None = None) -> game.LoadResult:
         seen.append(folder)
-        return real(folder)
+        return real(folder, kept)
 
     monkeypatch.setattr(game, "load_game", spy)
     return seen

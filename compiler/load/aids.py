@@ -11,17 +11,13 @@ broken template is a finding, never a traceback.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
-import marshal
 import os
-import pickle
 import re
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
@@ -30,13 +26,17 @@ import yaml
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
+from compiler.backends.pergame import PerGame
 from compiler.diagnostics import Finding, Location
+from compiler.gcpause import no_cyclic_gc
 from compiler.i18n import N_, tr, tr_text
+from compiler.load.chunks import ODD_BREAKS, compose_item, items_of, lines_of
 from compiler.load.convert import Converter
 from compiler.load.nodes import MAPPING, SCALAR, ComposeError, YNode, compose
+from compiler.load.records import pickled, read_kept, record_key, unpickled, write_kept
 from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
-from compiler.model.charts import Chart
+from compiler.model.charts import Chart, Row
 from compiler.model.common import Text, is_number
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
@@ -91,14 +91,32 @@ def with_aids(game: GameData, cache: Path | None = None) -> tuple[GameData, list
 def player_aids(
     game: GameData, cache: Path | None = None
 ) -> tuple[tuple[Chart, ...], list[Finding]]:
-    """The derived charts of `game`, and findings for a template that fails."""
+    """The derived charts of `game`, and findings for a template that fails. A game's own
+    template (read whole, whatever the cache) is rendered once per game: validation asks for
+    its findings, then the build for its charts."""
+    if not game.aids_template[2]:
+        with no_cyclic_gc():  # tens of thousands of small records made and read back
+            return _player_aids(game, cache)
+    made = _OWN_AIDS.of(game)
+    if not made:
+        with no_cyclic_gc():
+            made.append(_player_aids(game, None))
+    charts, findings = made[0]
+    return charts, list(findings)
+
+
+_OWN_AIDS: PerGame[list[tuple[tuple[Chart, ...], list[Finding]]]] = PerGame(list)
+"""The player aids of the last game with its own template."""
+
+
+def _player_aids(game: GameData, cache: Path | None) -> tuple[tuple[Chart, ...], list[Finding]]:
     path_text, source, own = game.aids_template
     if not source:
         return (), []
     path = Path(path_text)
     try:
-        env = _sandbox() if own else _environment()
-        rendered = _render(env.from_string(source), _names(game))
+        template = _sandbox().from_string(source) if own else _shared_template(source)
+        rendered = _render(template, _names(game))
     except jinja2.TemplateSyntaxError as err:
         where = Location(str(path), err.lineno)
         return (), [Finding("player-aids", where, f"template syntax: {err.message}", "")]
@@ -147,40 +165,137 @@ def _read_cached(
 ) -> tuple[tuple[Chart, ...], list[Finding]]:
     """_read, chart by chart, each kept in `stored` under a digest of its output text, its
     first line, the template's path and the loader's code: a chart whose output did not change
-    is not read again (at 2,000 counters reading the output is most of what the aids cost, and
-    one changed unit changes one order of battle). The shared template writes `charts:` and
-    one `  - ` item per chart, values on one line; any other shape, and any chart that does
-    not read clean, is read whole by _read, so its findings are the same. A stored chart is
-    read back only as model records (see _ChartUnpickler)."""
+    is not read again (at 2,000 counters reading the output is most of what the aids cost). A
+    chart that changed is read row by row (see _chart_by_rows): one changed unit changes one
+    row of an order of battle. The shared template writes `charts:` and one `  - ` item per
+    chart, values on one line; any other shape, and any chart that does not read clean, is
+    read whole by _read, so its findings are the same. A stored chart or row is read back only
+    as model records (see compiler.load.records)."""
     chunks = _chart_chunks(rendered)
     if chunks is None:
         return _read(path, rendered)
-    known = _stored_charts(stored)
-    kept: dict[bytes, bytes] = {}
+    store = _Store(read_kept(stored))
     charts: list[Chart] = []
     for first_line, text in chunks:
-        digest = hashlib.sha256(_loader_fingerprint())
-        digest.update(f"{path}\0{first_line}\0".encode() + text.encode("utf-8"))
-        key = digest.digest()
-        found = known.get(key, b"")
-        chart = _unpickled_chart(found)
-        if chart is None:
-            # blank lines keep the chart at its own line of the output
-            read, findings = _read(path, "charts:\n" + "\n" * (first_line - 2) + text)
-            if findings or len(read) != 1:
+        key = _digest("chart", path, first_line, text)
+        chart = unpickled(store.known.get(key, b""))
+        if isinstance(chart, Chart):
+            store.keep_chart(key)
+        else:
+            chart = _chart_by_rows(path, first_line, text, store, key)
+            chart = chart or _chart_alone(path, first_line, text)
+            if chart is None:
                 return _read(path, rendered)
-            chart = read[0]
-            found = _pickled(chart)
-        kept[key] = found
+            store.kept[key] = pickled(chart)
         charts.append(chart)
-    if kept != known:
-        _store_charts(stored, kept)
+    if store.kept != store.known:
+        write_kept(stored, store.kept)
     return tuple(charts), []
+
+
+class _Store:
+    """The charts and rows kept by the last build (`known`), and those this one keeps."""
+
+    def __init__(self, known: dict[bytes, bytes]) -> None:
+        self.known = known
+        self.kept: dict[bytes, bytes] = {}
+
+    def keep_chart(self, key: bytes) -> None:
+        """Keep a chart read back, and the rows it was read from (the next build may change
+        one of them)."""
+        self.kept[key] = self.known[key]
+        listed = self.known.get(key + ROW_KEYS, b"")
+        if len(listed) % KEY_SIZE:
+            return
+        self.kept[key + ROW_KEYS] = listed
+        for start in range(0, len(listed), KEY_SIZE):
+            row_key = listed[start : start + KEY_SIZE]
+            if row_key in self.known:
+                self.kept[row_key] = self.known[row_key]
+
+
+ROWS_LINE = "    rows:\n"
+ROW_INDENT = 6
+ROW_KEYS = b"/rows"
+"""After a chart's key: the keys of its rows (after the first), the one after the other."""
+KEY_SIZE = 32
+
+
+def _digest(kind: str, path: Path, first_line: int, text: str) -> bytes:
+    """The key of a chart's or a row's output text at its first line of the output."""
+    return record_key(kind, str(path), first_line, text)
+
+
+def _chart_alone(path: Path, first_line: int, text: str) -> Chart | None:
+    """One chart's output read alone, at its own lines; None unless it reads clean."""
+    # blank lines keep the chart at its own line of the output
+    read, findings = _read(path, "charts:\n" + "\n" * (first_line - 2) + text)
+    return read[0] if not findings and len(read) == 1 else None
+
+
+def _chart_by_rows(
+    path: Path, first_line: int, text: str, store: _Store, key: bytes
+) -> Chart | None:
+    """A chart whose `rows:` come last, read as its head with the first row, then row by row
+    (each row kept in `store`; see compiler.load.chunks): the chart a read of its whole text
+    gives, with the same lines. None for another shape, or a row that does not read clean."""
+    lines = lines_of(text)
+    if lines is None or ROWS_LINE not in lines:
+        return None
+    at = lines.index(ROWS_LINE)
+    rows = items_of(lines[at + 1 :], first_line + at + 1, ROW_INDENT)
+    if rows is None:
+        return None
+    head = _chart_alone(path, first_line, "".join(lines[: at + 1]) + rows[0][1])
+    if head is None or len(head.rows) != 1:
+        return None
+    found = [head.rows[0]]
+    locs = dict(head.locs)
+    row_keys: list[bytes] = []
+    for index, (line, row_text) in enumerate(rows[1:], 1):
+        row_key = _digest("row", path, line, row_text)
+        stored = store.known.get(row_key, b"")
+        hit = _unpickled_row(stored)
+        read = hit or _row_alone(path, line, row_text)
+        if read is None:
+            return None
+        row, where = read
+        store.kept[row_key] = stored if hit else pickled(read)
+        row_keys.append(row_key)
+        found.append(row)
+        locs[f"rows.{index}"] = where
+    store.kept[key + ROW_KEYS] = b"".join(row_keys)
+    return replace(head, rows=tuple(found), locs=MappingProxyType(locs))
+
+
+def _row_alone(path: Path, line: int, text: str) -> tuple[Row, tuple[int, int]] | None:
+    """One row's output (a `      - ` item) read alone, and where it starts; None unless it
+    reads clean."""
+    item = compose_item(text, line)
+    if item is None:
+        return None
+    converter = Converter(f"{path} (output)")
+    row = converter.convert_root(item, Row)
+    if converter.findings or not isinstance(row, Row):
+        return None
+    return row, (item.line, item.column)
+
+
+def _unpickled_row(data: bytes) -> tuple[Row, tuple[int, int]] | None:
+    found = unpickled(data)
+    if not isinstance(found, tuple) or len(found) != 2 or not isinstance(found[0], Row):
+        return None
+    where = found[1]
+    if not (isinstance(where, tuple) and len(where) == 2 and all(type(n) is int for n in where)):
+        return None
+    return found[0], (where[0], where[1])
 
 
 def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:
     """(first line, text) of each chart of a `charts:` list, or None for another shape."""
     head = "charts:\n"
+    if any(odd in rendered for odd in ODD_BREAKS):
+        return None  # YAML breaks lines there too: counted here at LF only
     starts = [m.start() for m in CHART_ITEM.finditer(rendered)]
     if not rendered.startswith(head) or not starts or starts[0] != len(head):
         return None
@@ -190,86 +305,6 @@ def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:
         chunks.append((line, rendered[start:end]))
         line += rendered.count("\n", start, end)
     return chunks
-
-
-def _stored_charts(stored: Path) -> dict[bytes, bytes]:
-    """The charts kept by the last build (digest → pickle); none when missing or damaged."""
-    try:
-        found = marshal.loads(stored.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(found, dict):
-        return {}
-    return {k: v for k, v in found.items() if isinstance(k, bytes) and isinstance(v, bytes)}
-
-
-def _store_charts(stored: Path, charts: dict[bytes, bytes]) -> None:
-    """Keep the charts in the game's cache folder when a build has made it: the aids are read
-    before the build checks the game, and a build that stops there writes nothing."""
-    if not stored.parent.is_dir():
-        return
-    try:
-        part = stored.with_name(stored.name + f".{os.getpid()}.part")
-        part.write_bytes(marshal.dumps(charts))
-        os.replace(part, stored)
-    except OSError:
-        pass  # the output folder's own error is reported when the build writes there
-
-
-def _pickled(chart: Chart) -> bytes:
-    kept = io.BytesIO()
-    _ChartPickler(kept, protocol=pickle.HIGHEST_PROTOCOL).dump(chart)
-    return kept.getvalue()
-
-
-def _unpickled_chart(data: bytes) -> Chart | None:
-    if not data:
-        return None
-    try:
-        chart = _ChartUnpickler(io.BytesIO(data)).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
-        return None
-    return chart if isinstance(chart, Chart) else None
-
-
-class _ChartPickler(pickle.Pickler):
-    """Pickles the model's read-only mappings as themselves."""
-
-    dispatch_table = {MappingProxyType: lambda m: (read_only, (dict(m),))}
-
-
-def read_only(mapping: dict[str, object]) -> Mapping[str, object]:
-    """A read-only view of `mapping` (how the model holds its mappings)."""
-    return MappingProxyType(mapping)
-
-
-class _ChartUnpickler(pickle.Unpickler):
-    """Reads back only the model's records and plain values: a planted file cannot name any
-    other class or function, so it cannot run code."""
-
-    def find_class(self, module: str, name: str) -> object:
-        if (
-            module.startswith("compiler.model.")
-            or (module == "compiler.diagnostics" and name == "Location")
-            or (module == "builtins" and name in ("tuple", "frozenset", "set", "list", "dict"))
-        ):
-            found: object = super().find_class(module, name)
-            if isinstance(found, type):
-                return found
-        if module == __name__ and name == "read_only":
-            return read_only
-        raise pickle.UnpicklingError(f"{module}.{name} is not a chart record")
-
-
-@cache
-def _loader_fingerprint() -> bytes:
-    """The code that reads chart data: the loader and the model it builds."""
-    digest = hashlib.sha256()
-    package = Path(__file__).parent.parent
-    for folder in (package / "load", package / "model"):
-        for source in sorted(folder.glob("*.py")):
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return digest.digest()
 
 
 def _template_line(err: BaseException) -> int | None:
@@ -313,9 +348,16 @@ def _render(template: jinja2.Template, names: dict[str, object]) -> str:
 
 def _configure(env: jinja2.Environment) -> jinja2.Environment:
     env.filters["t"] = _yaml_value
-    env.filters["ids"] = lambda values: json.dumps(list(values), ensure_ascii=False)
+    env.filters["ids"] = lambda values: _json(list(values))
     env.globals["tr"] = tr_text
     return env
+
+
+@lru_cache(maxsize=4)
+def _shared_template(source: str) -> jinja2.Template:
+    """The shared template compiled, once per process (its environment keeps no state; a
+    game's own template gets a fresh sandbox each time, which counts its loops)."""
+    return _environment().from_string(source)
 
 
 def _environment() -> jinja2.Environment:
@@ -369,8 +411,12 @@ def _sandbox() -> jinja2.Environment:
 def _yaml_value(value: object) -> str:
     """A text as {en, ja} (JSON is YAML), anything else as a JSON string."""
     if isinstance(value, Text):
-        return json.dumps({"en": value.en, "ja": value.ja or value.en}, ensure_ascii=False)
-    return json.dumps("" if value is None else str(value), ensure_ascii=False)
+        return _json({"en": value.en, "ja": value.ja or value.en})
+    return _json("" if value is None else str(value))
+
+
+_json = json.JSONEncoder(ensure_ascii=False).encode
+"""json.dumps(value, ensure_ascii=False), without making an encoder for each value."""
 
 
 def _names(game: GameData) -> dict[str, object]:

@@ -13,6 +13,7 @@ from compiler.diagnostics import FILE_RULES, Finding, Location, Related
 from compiler.gcpause import no_cyclic_gc
 from compiler.load.aids import read_template
 from compiler.load.convert import INVALID, Converter
+from compiler.load.keptread import KeptRecords, read_source
 from compiler.load.paths import inside, real_root
 from compiler.load.places import build_places
 from compiler.load.yamlread import read_yaml
@@ -116,9 +117,15 @@ def _linked_out(path: Path) -> Finding:
     )
 
 
-def read_file(path: Path, root: Path | None = None) -> tuple[SourceFile | None, list[Finding]]:
+def read_file(
+    path: Path, root: Path | None = None, kept: KeptRecords | None = None
+) -> tuple[SourceFile | None, list[Finding]]:
     """One data file, typed; None when the file could not be read or holds no usable data.
-    With `root` (the game folder), a symbolic link is followed only inside it."""
+    With `root` (the game folder), a symbolic link is followed only inside it. With `kept`,
+    the records the last build kept are read back where the file's text did not change (the
+    same result; see compiler.load.keptread)."""
+    if kept is not None:
+        return read_source(path, root, kept)
     result = read_yaml(str(path), None if root is None else str(root))
     if result.finding is not None:
         return None, [result.finding]
@@ -128,13 +135,19 @@ def read_file(path: Path, root: Path | None = None) -> tuple[SourceFile | None, 
     return (None if value is INVALID else value), converter.findings
 
 
-def load_game(folder: Path) -> LoadResult:
-    """Read, convert and merge a game folder; never raises for bad data."""
+def load_game(folder: Path, cache: Path | None = None) -> LoadResult:
+    """Read, convert and merge a game folder; never raises for bad data. With `cache` (a file:
+    see compiler.load.keptread.kept_path), records read before are read back from it where
+    their text did not change, and what this load read is kept there for the next."""
+    kept = None if cache is None else KeptRecords(cache)
     with no_cyclic_gc():
-        return _load_game(folder)
+        loaded = _load_game(folder, kept)
+    if kept is not None:
+        kept.save()
+    return loaded
 
 
-def _load_game(folder: Path) -> LoadResult:
+def _load_game(folder: Path, kept: KeptRecords | None = None) -> LoadResult:
     files, findings = scan_data_files(folder)
     if not files and not findings:
         loc = Location(str(folder))
@@ -152,7 +165,7 @@ def _load_game(folder: Path) -> LoadResult:
     failed = bool(findings)  # a folder that could not be listed: its files are missing
     sources: list[SourceFile] = []
     for path in files:
-        source, found = read_file(path, folder)
+        source, found = read_file(path, folder, kept)
         findings.extend(found)
         if source is None:
             failed = True
@@ -171,7 +184,7 @@ def _load_game(folder: Path) -> LoadResult:
         name: tuple(r for s in sources for r in getattr(s, name)) for name in LIST_SECTIONS
     }
     findings.extend(_duplicate_ids(merged))
-    template_layouts, template_findings = _template_layouts()
+    template_layouts, template_findings = _template_layouts(kept)
     findings.extend(template_findings)
     own = {layout.id for layout in merged["layouts"]}
     merged["layouts"] = merged["layouts"] + tuple(t for t in template_layouts if t.id not in own)
@@ -218,13 +231,13 @@ def _single_game(
     return games[0]
 
 
-def _template_layouts() -> tuple[tuple[Layout, ...], list[Finding]]:
+def _template_layouts(kept: KeptRecords | None = None) -> tuple[tuple[Layout, ...], list[Finding]]:
     """Reusable layouts from the shipped templates' top-level *.yaml (a game's own layout of the
     same id wins); the games `countermix new` writes, in templates/new-game/, are not layouts."""
     layouts: list[Layout] = []
     findings: list[Finding] = []
     for path in shipped_layout_files():
-        source, found = read_file(path)
+        source, found = read_file(path, None, kept)
         findings.extend(found)
         if source is not None:
             layouts.extend(source.layouts)

@@ -1,0 +1,212 @@
+"""Model records kept between builds: pickled, read back only as records, under keys that hold
+the fingerprint of the code that read them.
+
+A kept record saves reading its YAML again (composing and converting it); a kept file cannot
+run code (see _RecordUnpickler), and a damaged one reads as nothing kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import inspect
+import io
+import marshal
+import os
+import pickle
+import pkgutil
+import sys
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType, MemberDescriptorType
+from typing import Any, ClassVar
+
+import yaml
+
+from compiler.load.nodes import _Loader
+
+Reduction = tuple[Callable[..., object], tuple[Any, ...]]
+"""What a pickler writes for an object: the function that makes it again, and its arguments."""
+
+
+def pickled(record: object) -> bytes:
+    """A record (or a tuple of records and plain values) as bytes."""
+    kept = io.BytesIO()
+    pickler = pickle.Pickler(kept, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _reductions()
+    pickler.dump(record)
+    return kept.getvalue()
+
+
+def unpickled(data: bytes) -> object:
+    """What `data` pickles, when it is made only of records (see _RecordUnpickler); else None."""
+    if not data:
+        return None
+    try:
+        found: object = _RecordUnpickler(io.BytesIO(data)).load()
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        ImportError,
+        KeyError,
+        RecursionError,
+    ):
+        return None
+    return found
+
+
+def read_only(mapping: dict[str, object]) -> Mapping[str, object]:
+    """A read-only view of `mapping` (how the model holds its mappings)."""
+    return MappingProxyType(mapping)
+
+
+def record(cls: type, values: tuple[object, ...]) -> object:
+    """A model record of class `cls` with its fields' `values` (in field order), made as
+    unpickling a dataclass makes it (no __init__), without looking its fields up each time."""
+    setters = _setters().get(cls)
+    if setters is None or len(setters) != len(values):
+        raise pickle.UnpicklingError(f"{cls!r} is not a model record of {len(values)} fields")
+    made: object = object.__new__(cls)
+    for setter, value in zip(setters, values, strict=True):
+        setter(made, value)
+    return made
+
+
+def _reduce_record(made: object) -> Reduction:
+    cls: type = type(made)
+    return record, (cls, tuple(getattr(made, name) for name in _field_names(cls)))
+
+
+@cache
+def _model_classes() -> tuple[type, ...]:
+    """Every dataclass defined in compiler.model (the records the loader makes)."""
+    import compiler.model
+
+    found: list[type] = []
+    for module_info in pkgutil.iter_modules(compiler.model.__path__):
+        module = importlib.import_module(f"compiler.model.{module_info.name}")
+        found.extend(
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and dataclasses.is_dataclass(value)
+            and value.__module__ == module.__name__
+        )
+    return tuple(found)
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@cache
+def _setters() -> dict[type, tuple[Callable[[object, object], None], ...]]:
+    """Per model record class with slots: how to set each field (its slot's own setter,
+    which a frozen dataclass's __setattr__ does not stop)."""
+    found: dict[type, tuple[Callable[[object, object], None], ...]] = {}
+    for cls in _model_classes():
+        slots = [inspect.getattr_static(cls, name, None) for name in _field_names(cls)]
+        if all(isinstance(slot, MemberDescriptorType) for slot in slots):
+            found[cls] = tuple(slot.__set__ for slot in slots)
+    return found
+
+
+@cache
+def _reductions() -> dict[type, Callable[[Any], Reduction]]:
+    """How the pickler writes the model's read-only mappings and its records with slots."""
+    table: dict[type, Callable[[Any], Reduction]] = {
+        MappingProxyType: lambda m: (read_only, (dict(m),))
+    }
+    table.update(dict.fromkeys(_setters(), _reduce_record))
+    return table
+
+
+class _RecordUnpickler(pickle.Unpickler):
+    """Reads back only the model's records and plain values: a planted file cannot name any
+    other class or function, so it cannot run code."""
+
+    found: ClassVar[dict[tuple[str, str], object]] = {}
+
+    def find_class(self, module: str, name: str) -> object:
+        known = self.found.get((module, name))
+        if known is None:
+            known = self.found[(module, name)] = self._allowed(module, name)
+        return known
+
+    def _allowed(self, module: str, name: str) -> object:
+        if "." not in name and not name.startswith("_"):
+            if (
+                module.startswith("compiler.model.")
+                or (module == "compiler.diagnostics" and name == "Location")
+                or (module == "builtins" and name in ("tuple", "frozenset", "set", "list", "dict"))
+            ):
+                found: object = super().find_class(module, name)
+                if isinstance(found, type):
+                    return found
+            if module == __name__ and name in ("read_only", "record"):
+                return read_only if name == "read_only" else record
+        raise pickle.UnpicklingError(f"{module}.{name} is not a model record")
+
+
+@cache
+def loader_fingerprint() -> bytes:
+    """The code that reads data files into records: the loader, the model it builds, the
+    positions it gives (compiler.diagnostics), the YAML parser (and whether it is the C one)
+    and the Python that runs them."""
+    digest = hashlib.sha256()
+    digest.update(f"{sys.version}\0{yaml.__version__}\0{_Loader.__name__}\0".encode())
+    package = Path(__file__).parent.parent
+    sources = [package / "diagnostics.py"]
+    for folder in (package / "load", package / "model"):
+        sources.extend(sorted(folder.glob("*.py")))
+    for source in sources:
+        digest.update(f"{source.parent.name}/{source.name}".encode() + b"\0")
+        digest.update(source.read_bytes())
+    return digest.digest()
+
+
+@cache
+def _seed() -> hashlib._Hash:
+    return hashlib.sha256(loader_fingerprint())
+
+
+def record_key(*parts: str | int | bytes) -> bytes:
+    """The key of a record read from text: the loader's fingerprint and the parts (the kind of
+    record, the file, the first line ... and the text last), NUL-separated (only the last part
+    may hold a NUL: a path or a name cannot)."""
+    digest = _seed().copy()
+    digest.update(
+        b"\0".join(part if isinstance(part, bytes) else str(part).encode() for part in parts)
+    )
+    return digest.digest()
+
+
+def read_kept(stored: Path) -> dict[bytes, bytes]:
+    """What the last build kept in `stored` (key → bytes); nothing when missing or damaged."""
+    try:
+        found = marshal.loads(stored.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(k, bytes) and isinstance(v, bytes)}
+
+
+def write_kept(stored: Path, kept: dict[bytes, bytes]) -> None:
+    """Keep `kept` in `stored` when its folder exists (a build made it); a failure to write
+    is not an error (the output folder's own error is reported when the build writes there)."""
+    if not stored.parent.is_dir():
+        return
+    try:
+        part = stored.with_name(stored.name + f".{os.getpid()}.part")
+        part.write_bytes(marshal.dumps(kept))
+        os.replace(part, stored)
+    except OSError:
+        pass

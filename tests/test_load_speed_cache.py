@@ -1,0 +1,286 @@
+"""The loader with the records the last build kept (compiler.load.keptread): a warm load reads
+again only the list items whose text changed, and gets what a load without the cache gets —
+the same records, the same positions (every `loc` and `locs`), the same findings — whatever
+the file holds; a planted or damaged cache file runs nothing and changes nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import pickle
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from compiler.load import keptread
+from compiler.load.game import load_game, read_file
+from compiler.load.keptread import KeptRecords, kept_path
+from compiler.load.records import pickled, unpickled
+from compiler.model.common import Text
+from compiler.model.units import Unit
+from compiler.resources import shipped_layout_files
+from tests.conftest import DATA, SOURCES
+
+GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
+
+
+def every_field(value: object) -> object:
+    """A value with every field of its records, positions too (records compare without them)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple((f.name, every_field(getattr(value, f.name))) for f in dataclasses.fields(value)),
+        )
+    if isinstance(value, tuple | list):
+        return tuple(every_field(item) for item in value)
+    if isinstance(value, Mapping):
+        return tuple((key, every_field(item)) for key, item in value.items())
+    return value
+
+
+@pytest.fixture
+def item_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The first line of every list item read from its text (not read back) since a clear."""
+    seen: list[int] = []
+    real = keptread._read_item
+
+    def spy(path: str, section: str, line: int, text: str) -> object:
+        seen.append(line)
+        return real(path, section, line, text)
+
+    monkeypatch.setattr(keptread, "_read_item", spy)
+    return seen
+
+
+def cache_folder(tmp_path: Path) -> Path:
+    """A build's out folder with its .cache/ made (a check alone keeps nothing)."""
+    out = tmp_path / "out"
+    (out / ".cache").mkdir(parents=True)
+    return out
+
+
+@pytest.mark.parametrize("name", [*GAMES, "mini"])
+def test_a_game_loads_the_same_cold_and_warm(name: str, tmp_path: Path) -> None:
+    folder = DATA / name if name == "mini" else SOURCES / name
+    plain = load_game(folder)
+    stored = kept_path(cache_folder(tmp_path), folder)
+    cold = load_game(folder, stored)
+    assert stored.is_file()
+    warm = load_game(folder, stored)
+    assert cold.findings == warm.findings == plain.findings
+    assert every_field(cold.game) == every_field(warm.game) == every_field(plain.game)
+
+
+def test_a_check_keeps_nothing(tmp_path: Path) -> None:
+    stored = kept_path(tmp_path / "out", DATA / "mini")
+    load_game(DATA / "mini", stored)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_shipped_layouts_read_the_same(tmp_path: Path) -> None:
+    stored = tmp_path / "kept.cache"
+    for path in shipped_layout_files():
+        for _round in range(2):
+            kept = KeptRecords(stored)
+            assert every_field(read_file(path, None, kept)) == every_field(read_file(path))
+            kept.save()
+
+
+UNITS = """\
+# units of the test
+unit_types:
+  - {id: infantry, name: Infantry, symbol: infantry}
+
+units:
+  - {id: a-1, name: {en: Unit 1, ja: 部隊 1}, side: a, type: infantry, front: {strength: 4}}
+  # a comment between items
+  - {id: a-2, name: Unit 2, side: a, type: infantry,
+     front: {strength: 5}}
+  - id: a-3
+    name: "Unit
+      three"
+    side: a
+    type: infantry
+    front: {strength: 6, movement: 4}
+"""
+
+
+def test_one_changed_unit_is_read_again(tmp_path: Path, item_reads: list[int]) -> None:
+    path = tmp_path / "units.yaml"
+    path.write_text(UNITS, encoding="utf-8")
+    stored = tmp_path / "kept.cache"
+    kept = KeptRecords(stored)
+    read_file(path, None, kept)
+    kept.save()
+    assert item_reads == []  # nothing known: read whole, each item kept
+    path.write_text(UNITS.replace("strength: 5", "strength: 3"), encoding="utf-8")
+    item_reads.clear()
+    again = read_file(path, None, KeptRecords(stored))
+    assert item_reads == [8]
+    assert every_field(again) == every_field(read_file(path))
+    assert again[0] is not None and again[0].units[1].front["strength"] == 3
+
+
+def test_items_moved_down_keep_their_own_lines(tmp_path: Path, item_reads: list[int]) -> None:
+    path = tmp_path / "units.yaml"
+    path.write_text(UNITS, encoding="utf-8")
+    kept = KeptRecords(tmp_path / "kept.cache")
+    read_file(path, None, kept)
+    kept.save()
+    path.write_text(UNITS.replace("  - id: a-3", "  # one more line\n  - id: a-3"), "utf-8")
+    item_reads.clear()
+    again = read_file(path, None, KeptRecords(tmp_path / "kept.cache"))
+    assert item_reads == [8, 11]  # the one the comment ends, and the one moved down
+    assert every_field(again) == every_field(read_file(path))
+    assert again[0] is not None and again[0].units[2].locate("front.movement").line == 16
+
+
+def test_a_file_mostly_changed_is_read_whole(tmp_path: Path, item_reads: list[int]) -> None:
+    path = tmp_path / "units.yaml"
+    path.write_text(UNITS, encoding="utf-8")
+    kept = KeptRecords(tmp_path / "kept.cache")
+    read_file(path, None, kept)
+    kept.save()
+    path.write_text("# one more line\n" + UNITS, encoding="utf-8")  # every item moved
+    item_reads.clear()
+    again = read_file(path, None, KeptRecords(tmp_path / "kept.cache"))
+    assert item_reads == []
+    assert every_field(again) == every_field(read_file(path))
+
+
+SHAPES = {
+    "anchor in one item, alias in another": UNITS.replace(
+        "front: {strength: 4}", "front: &f {strength: 4}"
+    ).replace("front: {strength: 5}", "front: *f"),
+    "alias bomb": "units:\n  - &a [1, 2]\n  - [*a, *a]\n",
+    "a quoted text cut at an item line": (
+        'units:\n  - {id: a, name: "x\n  - y", side: a, type: t}\n  - {id: b, name: B, side: a,'
+        " type: t}\n"
+    ),
+    "a flow list cut at an item line": (
+        "units:\n  - {id: a, name: [x,\n  - y], side: a, type: t}\n"
+    ),
+    "a block text with item-like lines": (
+        "units:\n  - id: a\n    name: |\n      - one\n      - two\n    side: a\n    type: t\n"
+    ),
+    "a section twice": "units:\n  - {id: a, name: A, side: a, type: t}\n"
+    "units:\n  - {id: b, name: B, side: a, type: t}\n",
+    "an unknown section": "unitz:\n  - {id: a, name: A, side: a, type: t}\n",
+    "a mapping section": "game:\n  id: g\n  title: G\n  sides: [{id: a, name: A}]\n",
+    "an empty list": "units: []\n",
+    "a list at the key's column": "units:\n- {id: a, name: A, side: a, type: t}\n",
+    "a document start": "---\nunits:\n  - {id: a, name: A, side: a, type: t}\n",
+    "CRLF line ends": "units:\r\n  - {id: a, name: A, side: a, type: t}\r\n",
+    "a byte order mark": "\ufeffunits:\n  - {id: a, name: A, side: a, type: t}\n",
+    "a wrong type in one item": "units:\n  - {id: a, name: A, side: a, type: t}\n"
+    "  - {id: b, name: B, side: a, type: t, steps: many}\n",
+    "an unknown key in one item": "units:\n  - {id: a, name: A, side: a, type: t, sied: a}\n",
+    "a missing key in one item": "units:\n  - {id: a, name: A, type: t}\n",
+    "a duplicate key in one item": "units:\n  - {id: a, id: b, name: A, side: a, type: t}\n",
+    "a YAML error in the last item": "units:\n  - {id: a, name: A, side: a, type: t}\n  - {id: [\n",
+    "a tab in an item's indentation": "units:\n  - id: a\n\t name: A\n",
+    "an item over two sections": "units:\n  - {id: a, name: A, side: a, type: t}\n  ]\n",
+    "a comment at the top, then text": "# units\n  stray\nunits:\n  - {id: a, name: A}\n",
+    "a line break YAML has and Python has not": (
+        "units:\n  - {id: a, name: A\x85B, side: a, type: t}\n  - {id: b, name: B, side: a,"
+        " type: t}\n"
+    ),
+    "a form feed": 'units:\n  - {id: a, name: "A\x0cB", side: a, type: t}\n'
+    "  - {id: b, name: B, side: a, type: t}\n",
+    "constraints of several kinds": (SOURCES / "napoleon" / "rules.yaml").read_text("utf-8")
+    if (SOURCES / "napoleon" / "rules.yaml").is_file()
+    else "constraints:\n  - {id: c, kind: mixed-sides, title: T}\n",
+    "only comments": "# nothing\n",
+    "nothing": "",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_every_shape_reads_as_without_the_cache(shape: str, tmp_path: Path) -> None:
+    path = tmp_path / "data.yaml"
+    path.write_bytes(SHAPES[shape].encode("utf-8"))
+    plain = every_field(read_file(path))
+    for _round in range(3):  # cold, then read back
+        kept = KeptRecords(tmp_path / "kept.cache")
+        assert every_field(read_file(path, None, kept)) == plain
+        kept.save()
+
+
+def test_a_damaged_cache_reads_afresh(tmp_path: Path, item_reads: list[int]) -> None:
+    path = tmp_path / "units.yaml"
+    path.write_text(UNITS, encoding="utf-8")
+    stored = tmp_path / "kept.cache"
+    for damage in (b"not marshal", marshal.dumps([1, 2]), marshal.dumps({b"k": 3})):
+        stored.write_bytes(damage)
+        item_reads.clear()
+        assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(
+            read_file(path)
+        )
+        assert item_reads == []  # nothing known: read whole
+
+
+def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> None:
+    path = tmp_path / "units.yaml"
+    path.write_text(UNITS, encoding="utf-8")
+    stored = tmp_path / "kept.cache"
+    kept = KeptRecords(stored)
+    read_file(path, None, kept)
+    kept.save()
+    evil = pickle.dumps(Evil(tmp_path / "ran"), protocol=pickle.HIGHEST_PROTOCOL)
+    stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), evil)))
+    item_reads.clear()
+    assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
+    assert len(item_reads) == 4  # read again, nothing run
+    assert not (tmp_path / "ran").exists()
+
+
+def test_a_record_of_another_kind_is_not_taken(tmp_path: Path, item_reads: list[int]) -> None:
+    path = tmp_path / "units.yaml"
+    path.write_text(UNITS, encoding="utf-8")
+    stored = tmp_path / "kept.cache"
+    kept = KeptRecords(stored)
+    read_file(path, None, kept)
+    kept.save()
+    other = pickled((Text("not a unit"), (3, 5)))
+    stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), other)))
+    item_reads.clear()
+    assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
+    assert len(item_reads) == 4
+
+
+def test_records_read_back_are_whole(tmp_path: Path) -> None:
+    source, _ = read_file(SOURCES / GAMES[0] / "units.yaml")
+    if source is None or not source.units:
+        pytest.skip("no units file")
+    unit = source.units[0]
+    back = unpickled(pickled(unit))
+    assert isinstance(back, Unit)
+    assert every_field(back) == every_field(unit)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        back.id = "changed"  # type: ignore[misc]
+
+
+def test_a_game_folder_copy_keeps_its_own_records(tmp_path: Path) -> None:
+    out = cache_folder(tmp_path)
+    first = tmp_path / "one"
+    shutil.copytree(DATA / "mini", first)
+    second = tmp_path / "two"
+    shutil.copytree(DATA / "mini", second)
+    assert kept_path(out, first) != kept_path(out, second)
+    load_game(first, kept_path(out, first))
+    loaded = load_game(second, kept_path(out, second))
+    assert loaded.game is not None
+    assert all(second.name in path for path in loaded.game.files)
+    assert every_field(loaded.game) == every_field(load_game(second).game)
+
+
+class Evil:
+    def __init__(self, mark: Path) -> None:
+        self.mark = mark
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return os.system, (f"touch '{self.mark}'",)
