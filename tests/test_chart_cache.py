@@ -101,5 +101,5 @@ def test_a_page_size_is_part_of_the_key(mini: Path, tmp_path: Path, drawn: list[
     pack = RenderCache(cache)
     pdf, _pngs = render_charts(data, letter, pack)
     assert drawn == []
-    assert pack.misses == 5 + 1  # each chart's printed parts, and the PDF
+    assert pack.misses == 5 + 5 + 1  # each chart's entry and its one part, and the PDF
     assert pdf == charts_build._pdf(data, letter)

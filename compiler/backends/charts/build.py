@@ -3,8 +3,6 @@ the module."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -16,20 +14,23 @@ from compiler.backends.art.raster import rasterize, warm_glyphs
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
     WIDE,
+    Parts,
+    chart_entry,
     charts_document,
     decode_parts,
-    parts_entry,
+    entry_job,
+    entry_parts,
     printed,
     printed_parts,
+    split_job,
 )
-from compiler.backends.charts.table import chart_drawing
+from compiler.backends.charts.table import chart_drawing, charts_fingerprint, measures
 from compiler.backends.files import write_atomically
 from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
 from compiler.backends.scenepics import picture_key
 from compiler.backends.scenepics_pdf import setup_scenarios
 from compiler.backends.sheets.options import SheetOptions
-from compiler.i18n import catalogue_fingerprint
 from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
@@ -96,21 +97,6 @@ def render_charts(
     return memo[options]
 
 
-CHARTS_SOURCES = Path(__file__).parent
-"""The charts back end's own code: part of every chart's key (a change to the table layout
-draws every chart again), beside the renderers' fingerprint that every cache key holds."""
-
-
-@functools.cache
-def charts_fingerprint() -> str:
-    """Hash of the charts back end's source files."""
-    digest = hashlib.sha256(catalogue_fingerprint().encode())  # the tool's words in charts
-    for path in sorted(CHARTS_SOURCES.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def chart_key(game: GameData, chart: Chart, lang: str) -> str:
     """What decides how a chart looks: the chart, the terrain colours and its pieces' looks."""
     pieces = [
@@ -125,11 +111,16 @@ def chart_key(game: GameData, chart: Chart, lang: str) -> str:
 def _render(
     game: GameData, options: SheetOptions, cache: RenderCache
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
-    """Each module chart's PNG and each printed chart's parts are cache entries under the
+    """Each module chart's PNG and each printed chart's entry are cache entries under the
     chart's own key (with the PNG width, or the page size): a warm build draws only the charts
     whose key changed and puts charts.pdf together from the parts, the same bytes a cold build
-    writes; an unchanged set of charts reuses the PDF."""
+    writes; an unchanged set of charts reuses the PDF. A printed chart's entry names its parts,
+    each a cache entry under a digest of what it shows (printed.chart_entry): a long chart with
+    one row changed draws again the part that holds the row and reuses the others, and so does
+    the chart split again to start mid-page."""
     lang = options.lang
+    measured = measures(game)
+    measured.known = cache.get
     charts = all_charts(game, lang)
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
     png_keys = [digest_key("chart-png", png_look, chart_key(game, c, lang)) for c in charts]
@@ -146,33 +137,72 @@ def _render(
     pdf_key = cache_key("charts-pdf", options, game.game.title, layout, pictures)
     pdf = cache.get(pdf_key)
     pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
-    parts: dict[str, bytes | None] = {i: cache.get(key) for i, key in part_keys.items()}
+    entries = {i: _complete(cache, key) for i, key in part_keys.items()}
     todo_pngs = [index for index, png in enumerate(pngs) if png is None]
-    todo_parts = [i for i, entry in parts.items() if entry is None] if pdf is None else []
+    todo_parts = [i for i, entry in entries.items() if entry is None] if pdf is None else []
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
     jobs = [partial(_png, drawings[i]) for i in todo_pngs] + [
-        partial(parts_entry, game, shown[i], lang, options.page_pt) for i in todo_parts
+        partial(entry_job, game, shown[i], lang, options.page_pt, cache.get) for i in todo_parts
     ]
     made = parallel_map(jobs, minimum=4)
     for index, png in zip(todo_pngs, made[: len(todo_pngs)], strict=True):
         pngs[index] = png
         cache.put(png_keys[index], png)
-    for ident, entry in zip(todo_parts, made[len(todo_pngs) :], strict=True):
-        parts[ident] = entry
-        cache.put(part_keys[ident], entry)
+    for ident, job in zip(todo_parts, made[len(todo_pngs) :], strict=True):
+        entries[ident] = _keep(cache, part_keys[ident], *split_job(job))
     if pdf is None:
-        decoded = {i: decode_parts(entry) for i, entry in parts.items() if entry is not None}
+        decoded = {i: _decoded(cache, entry) for i, entry in entries.items() if entry is not None}
 
-        def split_at(chart: Chart, first: float) -> bytes:
+        def split_at(chart: Chart, wide: bool, first: float) -> Parts:
             key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
-            return cache.fetch(key, partial(parts_entry, game, chart, lang, options.page_pt, first))
+            entry = _complete(cache, key)
+            if entry is None:
+                made = chart_entry(game, chart, lang, options.page_pt, cache.get, first, wide)
+                entry = _keep(cache, key, *made)
+            return _decoded(cache, entry)
 
         pdf = charts_document(game, options, groups, decoded, split_at)
         cache.put(pdf_key, pdf)
+    for key, data in measured.made.items():
+        if cache.get(key) is None:
+            cache.put(key, data)
+    measured.forget()  # the cache is the build's: not kept with the game
     cache.save()
     return pdf, [(c.name.get(lang), png or b"") for c, png in zip(charts, pngs, strict=True)]
+
+
+def _complete(cache: RenderCache, key: str) -> bytes | None:
+    """A printed chart's cache entry when the cache holds it and every part it names (each
+    marked used, so that the parts stay as long as the entry; the table's measured blocks
+    too, when they are there)."""
+    entry = cache.get(key)
+    if entry is None:
+        return None
+    parts, blocks = entry_parts(entry)
+    for block in blocks:
+        cache.get(block)
+    found = [cache.get(part) is not None for part in parts]
+    return entry if all(found) else None
+
+
+def _keep(cache: RenderCache, key: str, entry: bytes, drawn: dict[str, bytes]) -> bytes:
+    """A printed chart's entry and what was made for it, put in the cache (the blocks it
+    measured marked used, those read from the cache too); the entry."""
+    for part, data in drawn.items():
+        cache.put(part, data)
+    cache.put(key, entry)
+    for block in entry_parts(entry)[1]:
+        cache.get(block)
+    return entry
+
+
+def _decoded(cache: RenderCache, entry: bytes) -> Parts:
+    """A printed chart's parts from an entry whose parts are all in the cache."""
+    decoded = decode_parts(entry, cache.get)
+    assert decoded is not None  # entries are complete (_complete, _keep)
+    return decoded
 
 
 def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:

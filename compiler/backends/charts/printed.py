@@ -22,11 +22,21 @@ from compiler.backends.charts.pages import (
     paginate,
     room,
 )
-from compiler.backends.charts.table import INK, RULE, chart_parts, table_height
+from compiler.backends.charts.table import (
+    INK,
+    RULE,
+    charts_fingerprint,
+    draw_part,
+    measures,
+    part_identity,
+    part_plans,
+    table_height,
+)
 from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
 from compiler.backends.pdf.syntax import name as pdf_name
 from compiler.backends.pdf.syntax import num
+from compiler.backends.rendercache import cache_key
 from compiler.backends.scenepics_pdf import Picture, setup_picture, show_picture
 from compiler.backends.sheets.options import SheetOptions
 from compiler.i18n import tr
@@ -59,41 +69,111 @@ columns squeezed into many wrapped lines)."""
 Parts = tuple[bool, list[tuple[Content, float, float]]]
 """Whether a chart goes landscape, and its parts: content (a form in points), width, height."""
 
+Lookup = Callable[[str], bytes | None]
+"""A part's cache entry by its key (None when there is none)."""
 
-def parts_entry(
+
+def is_wide(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> bool:
+    """Whether the chart goes on landscape pages: laid out between the margins of a portrait
+    page it would be WIDE times taller than on a landscape one."""
+    portrait, landscape = room(page_pt, False), room(page_pt, True)
+    return table_height(game, chart, lang, portrait[0]) > WIDE * table_height(
+        game, chart, lang, landscape[0]
+    )
+
+
+def chart_entry(
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    page_pt: tuple[float, float],
+    known: Lookup,
+    first: float | None = None,
+    wide: bool | None = None,
+) -> tuple[bytes, dict[str, bytes]]:
+    """A printed chart as a cache entry that names its parts, and the cache entries `known`
+    does not have, made now (key → entry): the parts drawn and the table's blocks measured
+    (table.Measures). The chart is laid out between the margins of a portrait page, or a
+    landscape one when it is wide (`wide` when decided already), split into page-high parts
+    when it is long (the first part no taller than `first` when given: it starts where a page
+    has that room). Each part's key is a digest of what decides how it looks
+    (table.part_identity), so a long chart with one row changed draws only the part that holds
+    the row, and measures only the rows' block that holds it."""
+    measured = measures(game)
+    measured.known = known
+    before, asked = set(measured.made), len(measured.asked)
+    if wide is None:
+        wide = is_wide(game, chart, lang, page_pt)
+    width, height = room(page_pt, wide)
+    keys: list[str] = []
+    drawn: dict[str, bytes] = {}
+    for plan in part_plans(game, chart, lang, width, height, first):
+        identity = part_identity(game, chart, lang, width, plan)
+        key = cache_key("chart-part", charts_fingerprint(), identity)
+        keys.append(key)
+        if key not in drawn and known(key) is None:
+            part = draw_part(game, chart, lang, width, plan)
+            content = drawing_content(part.drawing, part.height)
+            drawn[key] = encode_content(content, part.width, part.height)
+    drawn.update((key, data) for key, data in measured.made.items() if key not in before)
+    blocks = sorted(set(measured.asked[asked:]))
+    return marshal.dumps((wide, keys, blocks)), drawn
+
+
+def entry_job(
+    game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float], known: Lookup
+) -> bytes:
+    """chart_entry as one job's bytes (for rendercache.parallel_map): the entry and the parts
+    drawn, read back by split_job."""
+    return marshal.dumps(chart_entry(game, chart, lang, page_pt, known))
+
+
+def split_job(made: bytes) -> tuple[bytes, dict[str, bytes]]:
+    """The inverse of entry_job."""
+    entry, drawn = marshal.loads(made)
+    return bytes(entry), dict(drawn)
+
+
+def entry_parts(entry: bytes) -> tuple[list[str], list[str]]:
+    """The keys of the parts a chart's entry names, and of its table's measured blocks (those
+    measured for the entry: none when the table had been laid out before)."""
+    _wide, keys, blocks = marshal.loads(entry)
+    return list(keys), list(blocks)
+
+
+def decode_parts(entry: bytes, parts: Lookup) -> Parts | None:
+    """A chart's entry with the parts it names (from `parts`); None when one is missing."""
+    wide, keys, _blocks = marshal.loads(entry)
+    found: list[tuple[Content, float, float]] = []
+    for key in keys:
+        data = parts(key)
+        if data is None:
+            return None
+        content, (width, height) = decode_content(data)
+        found.append((content, float(width), float(height)))  # type: ignore[arg-type]
+    return bool(wide), found
+
+
+def printed_parts(
     game: GameData,
     chart: Chart,
     lang: str,
     page_pt: tuple[float, float],
     first: float | None = None,
-) -> bytes:
-    """A printed chart's parts as one cache entry: laid out between the margins of a portrait
-    page, or a landscape one when it is wide; split into page-high parts when it is long (the
-    first part no taller than `first` when given: it starts where a page has that room)."""
-    portrait, landscape = room(page_pt, False), room(page_pt, True)
-    wide = table_height(game, chart, lang, portrait[0]) > WIDE * table_height(
-        game, chart, lang, landscape[0]
-    )
-    width, height = landscape if wide else portrait
-    parts = chart_parts(game, chart, lang, width, height, first)
-    encoded = [
-        (encode_content(drawing_content(p.drawing, p.height)), p.width, p.height) for p in parts
-    ]
-    return marshal.dumps((wide, encoded))
+    wide: bool | None = None,
+) -> Parts:
+    """How a chart is printed on pages of `page_pt`: landscape or not, and its parts (drawn
+    now, no cache)."""
+    entry, drawn = chart_entry(game, chart, lang, page_pt, lambda _key: None, first, wide)
+    decoded = decode_parts(entry, drawn.get)
+    assert decoded is not None  # every part was drawn
+    return decoded
 
 
-def _split_at(game: GameData, options: SheetOptions, chart: Chart, first: float) -> bytes:
-    return parts_entry(game, chart, options.lang, options.page_pt, first)
-
-
-def decode_parts(entry: bytes) -> Parts:
-    wide, encoded = marshal.loads(entry)
-    return bool(wide), [(decode_content(data)[0], w, h) for data, w, h in encoded]
-
-
-def printed_parts(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> Parts:
-    """How a chart is printed on pages of `page_pt`: landscape or not, and its parts."""
-    return decode_parts(parts_entry(game, chart, lang, page_pt))
+def _split_at(
+    game: GameData, options: SheetOptions, chart: Chart, wide: bool, first: float
+) -> Parts:
+    return printed_parts(game, chart, options.lang, options.page_pt, first, wide)
 
 
 def part_name(chart_id: str, content: Content) -> str:
@@ -112,12 +192,12 @@ def charts_document(
     options: SheetOptions,
     groups: list[tuple[Text | None, tuple[Chart, ...]]],
     parts: dict[str, Parts],
-    split_at: Callable[[Chart, float], bytes] | None = None,
+    split_at: Callable[[Chart, bool, float], Parts] | None = None,
 ) -> bytes:
     """charts.pdf from the charts' parts, packed onto pages in order; a long chart that can
-    start on a page with room left is split again to start there, by `split_at(chart, first)`
-    (default: parts_entry; the build passes one that keeps the parts in its cache). The same
-    parts give the same bytes, drawn now or read from the cache."""
+    start on a page with room left is split again to start there, by `split_at(chart, wide,
+    first)` (default: printed_parts; the build passes one that keeps the parts in its cache).
+    The same parts give the same bytes, drawn now or read from the cache."""
     if split_at is None:
         split_at = partial(_split_at, game, options)
     placed: list[list[Shown | Picture]] = []
@@ -127,8 +207,7 @@ def charts_document(
         def again(space: float) -> tuple[Box, ...]:
             """The long chart split again to start in the `space` points left on a page."""
             first = float(math.floor(space))
-            entry = split_at(chart, first)
-            shapes, contents = _boxes([(chart.id, decode_parts(entry))])
+            shapes, contents = _boxes([(chart.id, split_at(chart, parts[chart.id][0], first))])
             pictures = [shown for shown in placed[number] if isinstance(shown, Picture)]
             placed[number] = [*contents, *pictures]
             return shapes

@@ -3,8 +3,14 @@ display list, so the PDF page and the module's PNG are the same drawing."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import marshal
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from compiler.backends.art.colours import RGB, parse_colour
 from compiler.backends.art.counters import block_drawing, unit_drawing
@@ -20,9 +26,11 @@ from compiler.backends.art.display import (
     scaled_drawing,
 )
 from compiler.backends.art.fonts import text_width
+from compiler.backends.art.identity import unit_identity
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.pergame import PerGame
-from compiler.i18n import N_, tr
+from compiler.backends.rendercache import cache_key
+from compiler.i18n import N_, catalogue_fingerprint, tr
 from compiler.model.charts import Chart
 from compiler.model.common import Text as Label
 from compiler.model.gamedata import GameData
@@ -60,14 +68,81 @@ def _measure(bold: bool, lang: str) -> object:
     return lambda s: text_width(s, FONT, bold, lang)
 
 
-def _natural(texts: list[str], bold: bool, lang: str) -> float:
-    return max((text_width(t, FONT, bold, lang) for t in texts), default=0.0) + 2 * PAD
+CHARTS_SOURCES = Path(__file__).parent
+"""The charts back end's own code: part of every chart's key (a change to the table layout
+draws every chart again), beside the renderers' fingerprint that every cache key holds."""
 
 
-def _layout(rows: list[list[str]], width: float, lang: str, last_min: float = 0.0) -> _Grid:
+@functools.cache
+def charts_fingerprint() -> str:
+    """Hash of the charts back end's source files."""
+    digest = hashlib.sha256(catalogue_fingerprint().encode())  # the tool's words in charts
+    for path in sorted(CHARTS_SOURCES.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+BLOCK = 64
+"""Rows (the header row counts) measured together: a long table's text is measured and
+wrapped block by block, each block a cache entry, so that a table with one row changed
+measures one block again."""
+
+
+def _nothing(_key: str) -> bytes | None:
+    """No cache: no entry."""
+    return None
+
+
+@dataclass
+class Measures:
+    """Where a table's blocks of measured rows come from and go (see BLOCK): `known` gives a
+    cache entry by its key (the build's cache; none without one), `made` holds the entries
+    made since (to be put in the cache). A block's key is a digest of its texts and all else
+    that decides the measure (the language, the column widths, the code), so an entry can
+    never be stale."""
+
+    known: Callable[[str], bytes | None] = _nothing
+    made: dict[str, bytes] = field(default_factory=dict)
+    asked: list[str] = field(default_factory=list)
+    """The keys asked for, in order."""
+
+    def fetch(self, key: str, make: Callable[[], Any]) -> Any:
+        """The value under `key` (marshal), made and kept when missing."""
+        self.asked.append(key)
+        data = self.made.get(key)
+        if data is None:
+            data = self.known(key)
+        if data is None:
+            data = self.made[key] = marshal.dumps(make())
+        return marshal.loads(data)
+
+    def forget(self) -> None:
+        """No cache to ask any more, nothing made to keep or asked for."""
+        self.known = _nothing
+        self.made, self.asked = {}, []
+
+
+_MEASURES: PerGame[Measures] = PerGame(Measures)
+
+
+def measures(game: GameData) -> Measures:
+    """The block entries of the game being built."""
+    return _MEASURES.of(game)
+
+
+def _layout(
+    rows: list[list[str]], width: float, lang: str, last_min: float, measured: Measures
+) -> _Grid:
     """Column widths (the last one at least `last_min`), wrapped cell lines, row heights."""
     columns = len(rows[0])
-    natural = [_natural([r[c] for r in rows], True, lang) for c in range(columns)]
+    blocks = [rows[start : start + BLOCK] for start in range(0, len(rows), BLOCK)]
+    digests = [hashlib.sha256(repr(block).encode("utf-8")).hexdigest() for block in blocks]
+    widest = [
+        _block_natural(block, lang, digest, measured)
+        for block, digest in zip(blocks, digests, strict=True)
+    ]
+    natural = [max(most[c] for most in widest) + 2 * PAD for c in range(columns)]
     natural[-1] = max(natural[-1], last_min)
     floor = [min(n, 60.0) for n in natural]
     widths = list(natural)
@@ -76,15 +151,52 @@ def _layout(rows: list[list[str]], width: float, lang: str, last_min: float = 0.
         extra = [n - f for n, f in zip(natural, floor, strict=True)]
         scale = max(spare, 0.0) / sum(extra) if sum(extra) else 0.0
         widths = [f + e * scale for f, e in zip(floor, extra, strict=True)]
+    room = [w - 2 * PAD for w in widths]
     lines = [
-        [
-            wrap(row[c], widths[c] - 2 * PAD, _measure(index == 0, lang))  # type: ignore[arg-type]
-            for c in range(columns)
-        ]
-        for index, row in enumerate(rows)
+        line
+        for number, (block, digest) in enumerate(zip(blocks, digests, strict=True))
+        for line in _block_lines(block, number == 0, room, lang, digest, measured)
     ]
     heights = [max(len(cell) for cell in row) * LINE + 2 * PAD for row in lines]
     return _Grid(widths, lines, heights)
+
+
+def _block_natural(
+    block: list[list[str]], lang: str, digest: str, measured: Measures
+) -> list[float]:
+    """The widest text of each column of a block of rows, set bold (the header's face)."""
+    key = cache_key("chart-natural", charts_fingerprint(), lang, digest)
+
+    def make() -> list[float]:
+        return [
+            max(text_width(row[c], FONT, True, lang) for row in block) for c in range(len(block[0]))
+        ]
+
+    return list(measured.fetch(key, make))
+
+
+def _block_lines(
+    block: list[list[str]],
+    header: bool,
+    room: list[float],
+    lang: str,
+    digest: str,
+    measured: Measures,
+) -> list[list[list[str]]]:
+    """A block of rows' cells wrapped to the columns' `room` (the first row is the header
+    when `header`)."""
+    key = cache_key("chart-lines", charts_fingerprint(), lang, header, room, digest)
+
+    def make() -> list[list[list[str]]]:
+        return [
+            [
+                wrap(text, space, _measure(header and index == 0, lang))  # type: ignore[arg-type]
+                for text, space in zip(row, room, strict=True)
+            ]
+            for index, row in enumerate(block)
+        ]
+
+    return list(measured.fetch(key, make))
 
 
 def _swatch(x: float, y: float, colour: RGB) -> Polygon:
@@ -209,7 +321,8 @@ def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Ta
         rows = [rows[0] + [tr(PIECES_HEADING, lang)]] + [r + [""] for r in rows[1:]]
     terrain = {t.id: parse_colour(t.colour) or SHADE for t in game.game.terrain}
     swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
-    grid = _layout(rows, width - swatch_room, lang, _pieces_width(chart) if with_pieces else 0)
+    last_min = _pieces_width(chart) if with_pieces else 0.0
+    grid = _layout(rows, width - swatch_room, lang, last_min, measures(game))
     grid.widths[0] += swatch_room
     if with_pieces:
         for index, row in enumerate(chart.rows, start=1):
@@ -298,6 +411,16 @@ def table_height(game: GameData, chart: Chart, lang: str, width: float) -> float
 CONTINUED = N_("{title} (continued)")
 
 
+@dataclass(frozen=True)
+class PartPlan:
+    """What one part of a printed chart holds: its title, the rows `body` (0-based) under the
+    header row, and whether the footnotes end it."""
+
+    title: str
+    body: range
+    notes: bool
+
+
 def chart_parts(
     game: GameData,
     chart: Chart,
@@ -307,9 +430,23 @@ def chart_parts(
     first_height: float | None = None,
 ) -> list[Part]:
     """The chart `width` points wide as one part, or, when it is taller than `max_height`,
-    as parts no taller than that (the first no taller than `first_height` when given; a row
-    always goes somewhere), each with the title (" (continued)" after the first) and the
-    header row; the footnotes end the last part."""
+    as parts no taller than that (see part_plans)."""
+    plans = part_plans(game, chart, lang, width, max_height, first_height)
+    return [draw_part(game, chart, lang, width, plan) for plan in plans]
+
+
+def part_plans(
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    width: float,
+    max_height: float,
+    first_height: float | None = None,
+) -> list[PartPlan]:
+    """The parts of the chart `width` points wide: one, or, when it is taller than
+    `max_height`, parts no taller than that (the first no taller than `first_height` when
+    given; a row always goes somewhere), each with the title (" (continued)" after the first)
+    and the header row; the footnotes end the last part."""
     table = _table(game, chart, lang, width)
     heights = table.grid.heights
     top = TITLE * 1.6 + heights[0]
@@ -331,16 +468,51 @@ def chart_parts(
         start = end
     title = chart.name.get(lang)
     return [
-        _part(
-            game,
-            table,
+        PartPlan(
             title if number == 0 else tr(CONTINUED, lang, title=title),
             span,
             number == len(spans) - 1,
-            True,
         )
         for number, span in enumerate(spans)
     ]
+
+
+def draw_part(game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan) -> Part:
+    """One part of the chart laid out `width` points wide, as planned by part_plans."""
+    table = _table(game, chart, lang, width)
+    return _part(game, table, plan.title, plan.body, plan.notes, True)
+
+
+def part_identity(
+    game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan
+) -> tuple[object, ...]:
+    """Everything that decides how draw_part draws a part, as plain values: the language, the
+    table's width and column widths, the title, the header row and the part's rows as laid
+    out (their lines and heights, shaded cells, terrain colour, pieces and their looks), the
+    footnotes it ends with. Two parts of the same identity are drawn the same (a row's place
+    in the whole chart does not count), so a part whose rows did not change can be reused."""
+    table = _table(game, chart, lang, width)
+    rows = [_row_identity(game, table, index) for index in (0, *(i + 1 for i in plan.body))]
+    notes = table.notes() if plan.notes else []
+    widths = tuple(table.grid.widths)
+    return (lang, width, widths, table.swatch_room, table.with_pieces, plan.title, notes, rows)
+
+
+def _row_identity(game: GameData, table: _Table, index: int) -> tuple[object, ...]:
+    """What decides how grid row `index` (0 = the header) is drawn."""
+    lines, height = table.grid.lines[index], table.grid.heights[index]
+    if index == 0:
+        return (lines, height)
+    row = table.chart.rows[index - 1]
+    colour = table.terrain.get(row.terrain)
+    pieces = [(ref, _piece_identity(game, ref)) for ref in row.pieces] if table.with_pieces else []
+    return (lines, height, row.shaded, colour, pieces)
+
+
+def _piece_identity(game: GameData, ref: str) -> str | None:
+    """What decides how a piece reference is drawn (with the reference itself: its side)."""
+    unit = game.unit(ref.partition(":")[0])
+    return None if unit is None else unit_identity(game, unit)
 
 
 def chart_height_pt(drawing: Drawing, width_pt: float) -> float:
