@@ -101,5 +101,34 @@ def test_a_page_size_is_part_of_the_key(mini: Path, tmp_path: Path, drawn: list[
     pack = RenderCache(cache)
     pdf, _pngs = render_charts(data, letter, pack)
     assert drawn == []
-    assert pack.misses == 5 + 5 + 1  # each chart's entry and its one part, and the PDF
+    assert pack.misses == 5 + 5 + 1 + 1  # each chart's entry and its one part, the PDF, and
+    # the setup card's scenario picture (its size on the page depends on the paper)
     assert pdf == charts_build._pdf(data, letter)
+
+
+def test_charts_put_together_again_read_the_scenario_pictures_back(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """charts.pdf made again from cached parts (here: other sheet options, the same paper)
+    takes the setup cards' scenario pictures from the cache: no scene is drawn, and the bytes
+    are those of a build without a cache."""
+    from compiler.backends import scenepics
+
+    loaded = load_game(mini).game
+    assert loaded is not None
+    cache = tmp_path / "cache" / "charts.pack"
+    render_charts(with_aids(loaded)[0], SheetOptions(), RenderCache(cache))
+    scenes: list[str] = []
+    real = scenepics._scene
+
+    def spy(game: GameData, scenario: object, lang: str) -> object:
+        scenes.append(lang)
+        return real(game, scenario, lang)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scenepics, "_scene", spy)
+    other = SheetOptions(bleed_mm=2.0)  # not in what a chart or picture looks like
+    data = with_aids(loaded)[0]
+    pdf, _pngs = render_charts(data, other, RenderCache(cache))
+    assert scenes == []
+    monkeypatch.undo()
+    assert pdf == charts_build._pdf(with_aids(loaded)[0], other)

@@ -163,7 +163,7 @@ def _render(
                 entry = _keep(cache, key, *made)
             return _decoded(cache, entry)
 
-        pdf = charts_document(game, options, groups, decoded, split_at)
+        pdf = charts_document(game, options, groups, decoded, split_at, cache)
         cache.put(pdf_key, pdf)
     for key, data in measured.made.items():
         if cache.get(key) is None:

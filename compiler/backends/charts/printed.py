@@ -36,7 +36,7 @@ from compiler.backends.pdf.content import Canvas, draw, drawing_content
 from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
 from compiler.backends.pdf.syntax import name as pdf_name
 from compiler.backends.pdf.syntax import num
-from compiler.backends.rendercache import cache_key
+from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.scenepics_pdf import Picture, setup_picture, show_picture
 from compiler.backends.sheets.options import SheetOptions
 from compiler.i18n import tr
@@ -193,11 +193,13 @@ def charts_document(
     groups: list[tuple[Text | None, tuple[Chart, ...]]],
     parts: dict[str, Parts],
     split_at: Callable[[Chart, bool, float], Parts] | None = None,
+    cache: RenderCache | None = None,
 ) -> bytes:
     """charts.pdf from the charts' parts, packed onto pages in order; a long chart that can
     start on a page with room left is split again to start there, by `split_at(chart, wide,
     first)` (default: printed_parts; the build passes one that keeps the parts in its cache).
-    The same parts give the same bytes, drawn now or read from the cache."""
+    The setup cards' scenario pictures are kept in `cache` (when given). The same parts give
+    the same bytes, drawn now or read from the cache."""
     if split_at is None:
         split_at = partial(_split_at, game, options)
     placed: list[list[Shown | Picture]] = []
@@ -221,7 +223,7 @@ def charts_document(
         boxes.append(Group(shapes, heading, again))
         placed.append([*contents])
     boxes = [
-        _with_pictures(game, options, group, placed[number], group_charts)
+        _with_pictures(game, options, group, placed[number], group_charts, cache)
         for number, (group, (_heading, group_charts)) in enumerate(zip(boxes, groups, strict=True))
     ]
     pdf = PdfDocument()
@@ -248,10 +250,14 @@ def _with_pictures(
     group: Group,
     shown: list[Shown | Picture],
     charts: tuple[Chart, ...],
+    cache: RenderCache | None = None,
 ) -> Group:
     """The group with the picture of each scenario whose setup card it holds after the card's
-    table (`shown` takes the pictures too; a long table split again keeps its picture)."""
-    pictures = [p for chart in charts if (p := setup_picture(game, chart, options)) is not None]
+    table (`shown` takes the pictures too; a long table split again keeps its picture); made
+    before, a picture is read from `cache`."""
+    pictures = [
+        p for chart in charts if (p := setup_picture(game, chart, options, cache)) is not None
+    ]
     if not pictures:
         return group
     extra = tuple(Box(p.width, p.height, p.landscape) for p in pictures)

@@ -131,7 +131,11 @@ class Canvas:
     def show_drawing(self, drawing: Drawing, x: float, y: float, height: float) -> None:
         """A drawing as a form XObject shown at (x, y), `height` points tall: defined once per
         document however often it is shown (a counter on several charts)."""
-        form_name, form, box = _drawing_form(drawing)
+        self.show_form(_drawing_form(drawing), x, y, height)
+
+    def show_form(self, shown: tuple[str, Content, Box], x: float, y: float, height: float) -> None:
+        """A form made by drawing_form shown at (x, y), `height` points tall."""
+        form_name, form, box = shown
         self.nested[form_name] = (form, box)
         for inner, inner_form, inner_box in form.nested:
             self.nested[inner] = (inner_form, inner_box)
@@ -161,6 +165,12 @@ def _drawing_form(drawing: Drawing) -> tuple[str, Content, Box]:
     form = (f"inset.{digest.hexdigest()[:16]}", content, box)
     _FORMS[id(drawing)] = (drawing, form)
     return form
+
+
+def drawing_form(drawing: Drawing) -> tuple[str, Content, Box]:
+    """A drawing as a form XObject, FORM_HEIGHT points tall: a name made from its content, the
+    content, its box (Canvas.show_form shows it)."""
+    return _drawing_form(drawing)
 
 
 def drawing_content(drawing: Drawing, height: float) -> Content:
