@@ -240,3 +240,75 @@ def test_a_damaged_cache_entry_is_not_served(tmp_path: Path) -> None:
     again = RenderCache(pack)
     assert again.get("a") is None
     assert again.get("b") == b"second face"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,"),  # a placed unit
+        ("units.yaml", "formation: blue-i-2,", "formation: blue-i-1,"),  # its face the same
+        ("scenarios/first.yaml", "state: {manpower: 3, fatigue: 1}", "state: {manpower: 4}"),
+        ("game.yaml", "{id: blue, name: Blue,", "{id: blue, name: Azure,"),  # every blue piece
+    ],
+    ids=["unit", "unit-property", "placement", "side"],
+)
+def test_kept_piece_texts_never_outlive_what_they_were_made_of(
+    mini: Path, tmp_path: Path, edit: tuple[str, str, str]
+) -> None:
+    """The module step with the piece texts and saves of the build before (piececache) writes
+    the files a fresh build writes, after an edit to a unit, a placement or a side too."""
+    from compiler.backends.vassal.module import assemble, render_plan
+    from tests.conftest import replace_in
+
+    pieces = tmp_path / "cache" / "pieces.pack"
+    plan, images = render_plan(_game(mini))
+    before, faces = assemble(plan, images), plan.unit_images["b-inf-2"]
+    assert assemble(plan, images, pieces) == before  # the pack made
+    assert assemble(plan, images, pieces) == before  # and read back
+    file, old, new = edit
+    replace_in(mini / file, old, new)
+    plan, images = render_plan(_game(mini))
+    fresh = assemble(plan, images)
+    assert fresh["first.vsav"] != before["first.vsav"]  # the edit shows in the set-up save
+    if "formation" in old:  # the unit's faces are those of before: only its texts changed
+        assert plan.unit_images["b-inf-2"] == faces
+    assert assemble(plan, images, pieces) == fresh
+
+
+def test_render_plan_is_made_once_per_game_and_arguments(mini: Path) -> None:
+    """The module and the preview page of one build ask for the same plan: the second gets the
+    first's; another game object or other arguments get a plan of their own."""
+    from compiler.backends.vassal.module import render_plan
+
+    game = _game(mini)
+    plan = render_plan(game)
+    assert render_plan(game) is plan
+    assert render_plan(game, lang="ja") is not plan
+    assert render_plan(game, images="png") is not plan
+    again = render_plan(_game(mini))
+    assert again is not plan and again[1] == plan[1]
+
+
+def test_face_names_and_checksums_kept_in_the_cache_are_those_of_the_bytes(
+    mini: Path, tmp_path: Path
+) -> None:
+    """A face drawn before is not hashed again: its name and CRC-32 come from the render
+    cache; they must be the digest and checksum of the bytes, and the module a sound zip."""
+    import hashlib
+    import zlib
+
+    from compiler.backends.vassal.module import render_plan
+
+    cache = tmp_path / "cache" / "faces.pack"
+    first, images = render_plan(_game(mini), cache)
+    again, images_again = render_plan(_game(mini), cache)
+    assert again.faces_drawn == 0 and images_again == images
+    assert again.image_crcs == first.image_crcs and again.image_crcs
+    for name, crc in again.image_crcs.items():
+        data = images_again[name]
+        assert crc == zlib.crc32(data)
+        assert name.endswith(f"-{hashlib.sha1(data).hexdigest()[:16]}.{name.rsplit('.', 1)[1]}")
+    for _ in range(2):  # cold, then warm (the module before copied from)
+        module = build_module(_game(mini), tmp_path / "out")
+        with zipfile.ZipFile(module) as archive:
+            assert archive.testzip() is None

@@ -10,10 +10,12 @@ from functools import cached_property, partial
 
 from lxml import etree
 
+from compiler.backends.art.identity import marker_identity, unit_identity
 from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.encode import add_piece, join
 from compiler.backends.vassal.geometry import HexBlock, MapLayout
+from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.translation import (
     LANGUAGES,
     Localized,
@@ -31,7 +33,7 @@ from compiler.model.game import Die
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
 from compiler.model.scenarios import PlayerDecks
-from compiler.model.units import Unit
+from compiler.model.units import Marker, Unit
 
 VASSAL_VERSION = "3.6.0"
 PIECE_SIZE = 64
@@ -64,6 +66,10 @@ class ModulePlan:
     bundles: dict[str, bytes] = field(default_factory=dict)  # translation bundles build_file made
     faces_drawn: int = 0  # faces rendered this build (the rest came from the render cache)
     faces_reused: int = 0
+    image_crcs: dict[str, int] = field(default_factory=dict)
+    """The CRC-32 of the images (`images/<name>`) whose checksum render_plan knows already."""
+    piece_texts: PieceTexts = field(default_factory=PieceTexts)
+    """Piece texts of the builds before (assemble gives the pack); none kept by default."""
 
     @property
     def next_gpid(self) -> int:
@@ -267,10 +273,32 @@ def _prototypes(root: etree._Element, plan: ModulePlan) -> None:
 
 
 def unit_slot_text(plan: ModulePlan, unit: Unit, gpid: int) -> str:
+    """A unit's PieceSlot text (kept between builds by the unit's identity, images and gpid)."""
     images = plan.unit_images[unit.id]
-    if plan.is_block(unit):
-        return add_piece(pc.block_traits(plan.game, unit, images, gpid=gpid))
-    return add_piece(pc.counter_traits(plan.game, unit, images, gpid=gpid))
+
+    def make() -> str:
+        if plan.is_block(unit):
+            return add_piece(pc.block_traits(plan.game, unit, images, gpid=gpid))
+        return add_piece(pc.counter_traits(plan.game, unit, images, gpid=gpid))
+
+    identity = unit_identity(plan.game, unit)
+    return plan.piece_texts.text(make, "slot", identity, *image_names(images), gpid)
+
+
+def marker_slot_text(plan: ModulePlan, marker: Marker, gpid: int) -> str:
+    """A marker's PieceSlot text (kept like a unit's)."""
+    images = plan.marker_images[marker.id]
+
+    def make() -> str:
+        return add_piece(pc.marker_traits(marker, images, gpid=gpid))
+
+    identity = marker_identity(plan.game, marker)
+    return plan.piece_texts.text(make, "marker slot", identity, *image_names(images), gpid)
+
+
+def image_names(images: pc.Images) -> tuple[str, str, tuple[str, ...]]:
+    """A piece's image names, for a key (a tuple's repr is quicker than the dataclass's)."""
+    return images.front, images.back, images.steps
 
 
 def _trays(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
@@ -377,11 +405,10 @@ def _marker_tray(tabs: etree._Element, plan: ModulePlan, texts: Translations) ->
             texts.attribute(panel, "entryName", _joined(set_.name, prefix=prefix))
             panels[set_.id] = panel
         gpid = plan.gpids[f"marker:{marker.id}"]
-        traits = pc.marker_traits(marker, plan.marker_images[marker.id], gpid=gpid)
         node(
             panel,
             WIDGET + "PieceSlot",
-            add_piece(traits),
+            marker_slot_text(plan, marker, gpid),
             entryName=marker.id,
             gpid=str(gpid),
             height=str(PIECE_SIZE),

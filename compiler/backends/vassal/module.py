@@ -38,6 +38,7 @@ from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import all_charts, chart_pngs
 from compiler.backends.files import write_atomically
+from compiler.backends.pergame import PerGame
 from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
 from compiler.backends.pieceart import load_picture
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key
@@ -52,6 +53,7 @@ from compiler.backends.vassal.buildfile import (
     turn_zone,
 )
 from compiler.backends.vassal.geometry import MapLayout, box_strip, layout_map
+from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.saves import ZIP_DATE, save_file
 from compiler.backends.vassal.xml import serialise
 from compiler.gcpause import no_cyclic_gc
@@ -69,6 +71,8 @@ class ImageStore:
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
+        self.crcs: dict[str, int] = {}
+        """The CRC-32 of the files whose checksum is known already (`zip_bytes` takes it)."""
 
     def add(self, image: Image.Image, prefix: str) -> str:
         return self.add_png(art.png_bytes(image), prefix)
@@ -117,6 +121,8 @@ class FaceRenderer:
         self.images = images
         self.jobs: list[Job] = []
         self.pictures: dict[str, str] = {}
+        self.drawn = self.reused = 0
+        """The cache's misses and hits once every face is rendered (`finish`)."""
 
     def want(
         self,
@@ -155,9 +161,30 @@ class FaceRenderer:
     def finish(self) -> dict[str, str]:
         """Render what the cache lacks; map each key to its image file name."""
         made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
+        self.drawn, self.reused = self.cache.misses, self.cache.hits  # the names not counted
+        names: dict[str, str] = {}
+        for key, prefix, _make in self.jobs:
+            if key not in names:
+                names[key] = self._store(key, prefix, made[key])
         self.cache.save()
-        names = {key: self.store.add_png(made[key], prefix) for key, prefix, _make in self.jobs}
         return {**names, **self.pictures}
+
+    def _store(self, key: str, prefix: str, data: bytes) -> str:
+        """Store a face; its file name. The name (a digest of the bytes) and the CRC-32 of a
+        face follow from its key as its bytes do: they are kept in the cache beside the face
+        (under `<key>` NUL `name`: no face's key holds a NUL), so a face drawn before is not
+        hashed again, here or in the zip."""
+        kept = self.cache.get(f"{key}\0name")
+        if kept is not None:
+            name, crc, size = kept.decode("ascii").split(":")
+            if int(size) == len(data) and name.startswith(f"{prefix}-"):
+                self.store.files[name] = data
+                self.store.crcs[name] = int(crc)
+                return name
+        name = self.store.add_png(data, prefix)
+        self.store.crcs[name] = zlib.crc32(data)
+        self.cache.put(f"{key}\0name", f"{name}:{self.store.crcs[name]}:{len(data)}".encode())
+        return name
 
 
 def _queue_units(
@@ -290,9 +317,20 @@ def render_plan(
     images: PieceImages = "svg",
 ) -> tuple[ModulePlan, dict[str, bytes]]:
     """The slow half: lay out and draw every board and piece; returns the plan and the images.
-    Piece faces come from the render cache when their content has not changed."""
-    with no_cyclic_gc():
-        return _render_plan(game, cache_pack, lang, images)
+    Piece faces come from the render cache when their content has not changed. The same game
+    asked about again with the same arguments (the module, then the preview page of one
+    build) gets the same plan and images back: the game is frozen, so they would be equal."""
+    plans = _PLANS.of(game)
+    key = (cache_pack, lang, images)
+    if key not in plans:
+        with no_cyclic_gc():
+            plans[key] = _render_plan(game, cache_pack, lang, images)
+    return plans[key]
+
+
+_PLANS: PerGame[dict[tuple[Path | None, str, str], tuple[ModulePlan, dict[str, bytes]]]]
+_PLANS = PerGame(dict)
+"""The plans made for the last game (one per cache, language and kind of piece images)."""
 
 
 def _render_plan(
@@ -330,7 +368,7 @@ def _render_plan(
         for d in game.decks
     }
     names = faces.finish()
-    drawn, reused = cache.misses - boards_drawn, cache.hits - boards_reused
+    drawn, reused = faces.drawn - boards_drawn, faces.reused - boards_reused
     plan = ModulePlan(
         game,
         layouts,
@@ -350,6 +388,7 @@ def _render_plan(
     plan.faces_drawn, plan.faces_reused = drawn, reused
     plan.charts = [(title, store.add_png(data, "chart")) for title, data in chart_pngs(game, lang)]
     plan.chart_names = [chart.name for chart in all_charts(game, lang)]
+    plan.image_crcs = {f"images/{name}": crc for name, crc in store.crcs.items()}
     return plan, {f"images/{name}": data for name, data in store.files.items()}
 
 
@@ -369,9 +408,19 @@ def _size(image: Image.Image | None) -> tuple[int, int] | None:
     return image.size if image is not None else None
 
 
-def assemble(plan: ModulePlan, images: dict[str, bytes]) -> dict[str, bytes]:
+def assemble(
+    plan: ModulePlan, images: dict[str, bytes], pieces: Path | None = None
+) -> dict[str, bytes]:
     """The module step proper: scenario saves, buildFile.xml and moduledata beside the images,
-    and the translations' bundles (Module_<lang>.properties) the build file names."""
+    and the translations' bundles (Module_<lang>.properties) the build file names. The texts
+    of the pieces are kept in the pack `pieces` (piececache) when it is given."""
+    with no_cyclic_gc():  # thousands of elements and texts made, none of them cyclic
+        return _assemble(plan, images, pieces)
+
+
+def _assemble(plan: ModulePlan, images: dict[str, bytes], pieces: Path | None) -> dict[str, bytes]:
+    prototypes = hashlib.sha256(repr(plan.prototype_table).encode("utf-8")).hexdigest()
+    plan.piece_texts = PieceTexts(pieces, prototypes)
     files = dict(images)
     for scenario in plan.game.scenarios:
         if scenario.setup or scenario.reinforcements or scenario.decks:
@@ -380,6 +429,8 @@ def assemble(plan: ModulePlan, images: dict[str, bytes]) -> dict[str, bytes]:
     files["buildFile.xml"] = serialise(build_file(plan))
     files.update(plan.bundles)
     files["moduledata"] = moduledata(plan.game)
+    plan.piece_texts.save()
+    plan.piece_texts = PieceTexts()  # the pack's texts are not kept with the plan
     return files
 
 
@@ -406,7 +457,7 @@ class ZipEntry:
     crc: int
     size: int
     deflated: bool
-    data: bytes
+    data: bytes | memoryview  # a view into the module read before, for a copied entry
 
 
 def zip_entry(data: bytes, deflate: bool) -> ZipEntry:
@@ -427,6 +478,11 @@ def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
     module written before, as they lie in it: what `zip_bytes` copies instead of deflating a
     face again. Reads the central directory `_write_zip` writes (no zip64, no comment); a
     module it cannot read gives nothing."""
+    with no_cyclic_gc():  # a record per entry, none of them cyclic
+        return _reusable_entries(previous)
+
+
+def _reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
     out: dict[str, ZipEntry] = {}
     at = len(previous) - END.size
     if at < 0 or previous[at : at + 4] != b"PK\x05\x06":
@@ -454,7 +510,7 @@ def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
             return {}
         lengths = LOCAL.unpack_from(previous, local)[-2:]
         data_at = local + LOCAL.size + sum(lengths)
-        data = bytes(view[data_at : data_at + packed])
+        data = view[data_at : data_at + packed]
         if len(data) == packed:
             out[name] = ZipEntry(crc, size, method == 8, data)
     return out
@@ -463,24 +519,38 @@ def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
 IMAGES = "images/"
 
 
-def zip_bytes(files: dict[str, bytes], reuse: dict[str, ZipEntry] | None = None) -> bytes:
+def zip_bytes(
+    files: dict[str, bytes],
+    reuse: dict[str, ZipEntry] | None = None,
+    crcs: dict[str, int] | None = None,
+) -> bytes:
     """A deterministic zip: sorted names, fixed dates, what is compressed already (PNG, JPEG,
     saves) stored, text and SVG deflated, the same bytes zipfile writes.
 
     `reuse` (`reusable_entries` of the module written before) gives the deflated bytes of the
     images it holds: an image whose name, size and CRC-32 match is copied, not deflated again.
-    The rest is deflated on every core (zlib lets go of the GIL)."""
+    The rest is deflated on every core (zlib lets go of the GIL). `crcs` gives the CRC-32 of
+    files whose checksum is known (`ModulePlan.image_crcs`): they are not read to find it."""
+    with no_cyclic_gc():  # an entry record per file, none of them cyclic
+        return _zip_bytes(files, reuse or {}, crcs or {})
+
+
+def _zip_bytes(files: dict[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]) -> bytes:
     names = sorted(files)
     entries: dict[str, ZipEntry] = {}
     todo: list[str] = []
     for name in names:
         data = files[name]
         if is_stored(name):
-            entries[name] = zip_entry(data, False)
+            crc = crcs.get(name)
+            entries[name] = (
+                zip_entry(data, False) if crc is None else ZipEntry(crc, len(data), False, data)
+            )
             continue
-        old = reuse.get(name) if reuse else None
+        old = reuse.get(name)
         if old is not None and old.deflated and old.size == len(data):
-            if zlib.crc32(data) == old.crc:
+            crc = crcs.get(name)
+            if (zlib.crc32(data) if crc is None else crc) == old.crc:
                 entries[name] = old
                 continue
         todo.append(name)
@@ -515,7 +585,7 @@ ATTRIBUTES = 0o644 << 16
 def _write_zip(entries: list[tuple[str, ZipEntry]]) -> bytes:
     """The zip file zipfile writes for these entries (version 2.0, made on Unix, mode 644, no
     extra fields, UTF-8 flag on non-ASCII names), built in one pass."""
-    parts: list[bytes] = []
+    parts: list[bytes | memoryview] = []
     central: list[bytes] = []
     offset = 0
     for name, entry in entries:
@@ -575,11 +645,11 @@ def write_module(
     faces = (cache or out_dir / ".cache" / game.game.id) / "faces.pack"
     plan, images = render_plan(game, faces, lang, piece_images)
     step("render_plan")
-    files = assemble(plan, images)
+    files = assemble(plan, images, faces.with_name("pieces.pack"))
     file_name = f"{name or game.game.id}.vmod"
     target = (folder or out_dir / game.game.id) / file_name
     previous = _previous_entries(out_dir / game.game.id / file_name)
-    write_atomically(target, zip_bytes(files, previous))
+    write_atomically(target, zip_bytes(files, previous, plan.image_crcs))
     step("module")
     return target
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from lxml import etree
 
+from compiler.backends.art.identity import marker_identity, unit_identity
 from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.buildfile import (
@@ -29,6 +32,7 @@ from compiler.backends.vassal.buildfile import (
     deck_piles,
     deck_type,
     discard_piles,
+    image_names,
     moduledata,
     turn_zone,
 )
@@ -100,11 +104,21 @@ def carried(placement: Placement) -> dict[str, object]:
     return out
 
 
-def _with_carried(basic: enc.Trait, placement: Placement) -> enc.Trait:
+def carried_text(placement: Placement) -> str:
+    """`carried` as the piece holds it (JSON); empty when the placement says nothing more."""
     values = carried(placement)
     if not values:
+        return ""
+    return _JSON.encode(values)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""`json.dumps(values, ensure_ascii=False, separators=(",", ":"))`, its encoder made once."""
+
+
+def _with_carried(basic: enc.Trait, text: str) -> enc.Trait:
+    if not text:
         return basic
-    text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
     fields = enc.split(basic.state, ";")
     return enc.Trait(basic.type, enc.join([*fields[:4], "1", CARRIED, text], ";"))
 
@@ -120,9 +134,34 @@ def _where(plan: ModulePlan, placement: Placement) -> tuple[str, int, int] | Non
     return plan.map_names[map_id], x, y
 
 
+@dataclass(frozen=True, slots=True)
+class SavedPiece:
+    """One placed piece of a save: what decides its AddPiece command (the key of its text in
+    `plan.piece_texts`) and how to make that command."""
+
+    key: tuple[object, ...]
+    make: Callable[[], str]
+
+
+Command = str | SavedPiece
+
+
 def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
+    """The savedGame text: the ESC-joined command stream (see the module's docstring)."""
+    return _joined(plan, _commands(plan, scenario))
+
+
+def _joined(plan: ModulePlan, commands: list[Command]) -> str:
+    """The commands ESC-joined, each piece's made (or taken from `plan.piece_texts`)."""
+    texts = plan.piece_texts
+    made = [c if isinstance(c, str) else texts.text(c.make, *c.key) for c in commands]
+    return enc.join(made, enc.ESC)
+
+
+def _commands(plan: ModulePlan, scenario: Scenario) -> list[Command]:
+    """The save's commands, its pieces not made yet."""
     view = scenario_view(plan.game, scenario)
-    commands = ["begin_save"]
+    commands: list[Command] = ["begin_save"]
     stacks: dict[tuple[str, int, int], list[str]] = {}
     for index, placement in enumerate([*view.setup, *view.arrivals], start=1):
         if placement.unit is None and placement.marker is None:
@@ -131,11 +170,7 @@ def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
         if at is None:
             continue
         piece_id = str(1_000_000 + index)
-        traits = pc.expand_prototypes(
-            plan.game, piece_traits(plan, placement, at), plan.prototype_table
-        )
-        traits[-1] = _with_carried(traits[-1], placement)
-        commands.append(enc.add_piece(traits, piece_id))
+        commands.append(_saved_piece(plan, placement, at, piece_id))
         stacks.setdefault(at, []).append(piece_id)
     for number, ((map_name, x, y), members) in enumerate(stacks.items(), start=1):
         fields = [map_name, str(x), str(y), *members, "@@-1"]
@@ -147,7 +182,38 @@ def saved_game(plan: ModulePlan, scenario: Scenario) -> str:
     if any(scenario.id in deal.scenarios for deal in deals(plan.game)):
         commands.append(enc.join([f"GlobalProperty{enc.TAB}", SCENARIO_PROPERTY, scenario.id], ";"))
     commands += ["SETUP_STACK\t", "end_save"]
-    return enc.join(commands, enc.ESC)
+    return commands
+
+
+def _saved_piece(
+    plan: ModulePlan, placement: Placement, at: tuple[str, int, int], piece_id: str
+) -> SavedPiece:
+    """The AddPiece command of one placed piece, prototypes expanded, keyed by the piece's
+    record, images, gpid, face, what it carries, place and id."""
+    text = carried_text(placement)
+
+    def make() -> str:
+        traits = pc.expand_prototypes(
+            plan.game, piece_traits(plan, placement, at), plan.prototype_table
+        )
+        traits[-1] = _with_carried(traits[-1], text)
+        return enc.add_piece(traits, piece_id)
+
+    record = _record_key(plan, placement)
+    return SavedPiece(("saved", *record, placement.face, text, at, piece_id), make)
+
+
+def _record_key(plan: ModulePlan, placement: Placement) -> tuple[object, ...]:
+    """What decides a placed piece beyond the placement: its kind, the identity of its record
+    (unit or marker), its images and its gpid."""
+    if placement.marker is not None:
+        marker = placement.marker
+        images, gpid = plan.marker_images[marker.id], plan.gpids[f"marker:{marker.id}"]
+        return "marker", marker_identity(plan.game, marker), *image_names(images), gpid
+    unit = placement.unit
+    assert unit is not None
+    images, gpid = plan.unit_images[unit.id], plan.gpids[f"unit:{unit.id}"]
+    return "unit", unit_identity(plan.game, unit), *image_names(images), gpid
 
 
 def _deck_commands(plan: ModulePlan, scenario: Scenario) -> list[str]:
@@ -230,15 +296,25 @@ def _savedata(plan: ModulePlan, scenario: Scenario) -> bytes:
 
 
 def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
-    """The .vsav archive: savedGame, savedata and moduledata, with fixed timestamps."""
+    """The .vsav archive: savedGame, savedata and moduledata, with fixed timestamps. Kept
+    between builds whole (`plan.piece_texts`) by its commands, each piece by its key, and the
+    two other files: a scenario none of whose pieces changed is not written again."""
+    commands = _commands(plan, scenario)
+    savedata, data = _savedata(plan, scenario), moduledata(plan.game)
+    keys = [command if isinstance(command, str) else command.key for command in commands]
+
+    def make() -> bytes:
+        return _archive(_joined(plan, commands).encode("utf-8"), savedata, data)
+
+    return plan.piece_texts.data(make, "save", keys, savedata, data)
+
+
+def _archive(saved: bytes, savedata: bytes, module: bytes) -> bytes:
+    """The .vsav zip of its three files (deflated, fixed timestamps)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in (
-            ("savedGame", saved_game(plan, scenario).encode("utf-8")),
-            ("savedata", _savedata(plan, scenario)),
-            ("moduledata", moduledata(plan.game)),
-        ):
+        for name, content in (("savedGame", saved), ("savedata", savedata), ("moduledata", module)):
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data)
+            archive.writestr(info, content)
     return buffer.getvalue()

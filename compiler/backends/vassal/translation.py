@@ -39,6 +39,7 @@ written: where a text has no translation its key is left out, and VASSAL shows t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -163,20 +164,41 @@ def properties(entries: dict[str, str]) -> bytes:
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f"}
 
 
-def _escape(text: str, is_key: bool) -> str:
-    out: list[str] = []
-    for index, ch in enumerate(text):
+class _Escaped(dict[int, str]):
+    """A `str.translate` table of the Properties escapes, each character's found once: the
+    backslash and line breaks by name, `=:#!` after a backslash, printable ASCII as it is,
+    anything else as its UTF-16 `\\uXXXX` escapes (a space is the caller's: escaped in a key
+    and at the start of a value)."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
         if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ch == " " and (is_key or index == 0):
-            out.append("\\ ")
+            value = _ESCAPES[ch]
         elif ch in "=:#!":
-            out.append("\\" + ch)
+            value = "\\" + ch
         elif " " <= ch <= "~":
-            out.append(ch)
+            value = ch
         else:
-            out.extend(_unicode_escapes(ch))
-    return "".join(out)
+            value = "".join(_unicode_escapes(ch))
+        self[code] = value
+        return value
+
+
+_ESCAPED = _Escaped()
+_PLAIN = re.compile(r"[!-~]+(?: [!-~]+)*")
+"""Printable ASCII words with single spaces between them: with none of `\\=:#!` in it and
+(in a key) no space, a text no character of which is escaped."""
+_NEEDS_ESCAPE = re.compile(r"[\\=:#!]")
+
+
+def _escape(text: str, is_key: bool) -> str:
+    if _PLAIN.fullmatch(text) and not _NEEDS_ESCAPE.search(text):
+        if not (is_key and " " in text):
+            return text
+    out = text.translate(_ESCAPED)
+    if is_key:
+        return out.replace(" ", "\\ ")
+    return "\\" + out if out.startswith(" ") else out
 
 
 def _unicode_escapes(ch: str) -> Iterable[str]:

@@ -1,0 +1,71 @@
+"""The AddPiece texts of a module's pieces (tray slots, pieces of the set-up saves) and its set-up
+saves, kept between builds: a warm rebuild writes again only the pieces whose records changed
+and the saves that hold one.
+
+A text's key is the identity digest of the unit or marker it is made of (compiler.backends.art
+.identity: the record with its type, nationality, side and the layouts; the same digests the
+faces are cached by, so they are computed once per build already), everything else its making
+is given (images, gpid, face, steps lost, place, what the save carries, piece id), a digest of
+the game's prototypes and a fingerprint of the code that writes the texts. A text is bytes on
+disk in a RenderCache pack beside the faces; without a pack nothing is kept and every text is
+made. A save is kept whole (its archive) by the keys of its pieces and its other commands and
+files (`saves.save_file`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import zlib
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from compiler import sequence
+from compiler.backends.rendercache import RenderCache, renderer_fingerprint
+from compiler.model import gamedata
+
+SOURCES = (Path(__file__).parent, Path(gamedata.__file__).parent)
+"""The module writer's code and the model's (what a record's fields mean): their files are
+part of every key."""
+
+
+@cache
+def code_fingerprint() -> str:
+    """Hash of the code a piece's text comes from: this package, the model, SequenceEncoder,
+    the identity digests' code (in the renderer's fingerprint), the Python version and zlib's
+    (a save is kept deflated)."""
+    digest = hashlib.sha256(renderer_fingerprint().encode())
+    digest.update(f"{sys.version}:{zlib.ZLIB_RUNTIME_VERSION}".encode())
+    paths = [path for folder in SOURCES for path in sorted(folder.glob("*.py"))]
+    for path in [*paths, Path(sequence.__file__)]:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+class PieceTexts:
+    """Piece texts by key, from the pack of the last build when there is one."""
+
+    def __init__(self, pack: Path | None = None, game_digest: str = "") -> None:
+        self.cache = RenderCache(pack) if pack is not None else None
+        self.prefix = f"{code_fingerprint()}:{game_digest}:" if pack is not None else ""
+
+    def text(self, make: Callable[[], str], *parts: object) -> str:
+        """The text made by `make` from what `parts` name (with the game's prototypes and the
+        code: see the module's docstring); from the pack when it holds it."""
+        if self.cache is None:
+            return make()
+        return self.data(lambda: make().encode("utf-8"), *parts).decode("utf-8")
+
+    def data(self, make: Callable[[], bytes], *parts: object) -> bytes:
+        """`text` for bytes (a set-up save's archive)."""
+        if self.cache is None:
+            return make()
+        key = hashlib.sha256((self.prefix + repr(parts)).encode("utf-8")).hexdigest()
+        return self.cache.fetch(key, make)
+
+    def save(self) -> None:
+        """Write what this build made; drop what several builds have not used."""
+        if self.cache is not None:
+            self.cache.save()
