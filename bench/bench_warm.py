@@ -5,8 +5,8 @@ one marker set with copies enough for them), built once cold with `countermix bu
 --out X`, then one unit's front movement is changed and the game rebuilt as a whole process
 (`python -m compiler build`: interpreter start, imports, YAML loading, validation, every back
 end; SVG faces, the default), a different unit each round; the median of `--repeat` rounds
-is printed. The in-process split (load, validate, faces, charts, module, sheets, preview,
-write) is from one more warm round run in this process, timed from the build's own progress
+is printed. The in-process split (load, validate, aids, faces, charts, module, sheets,
+preview, write) is from one more warm round run in this process, timed from the build's own progress
 calls. The tool is run and imported from a copy of `compiler/` (with `templates/`) taken
 when the bench starts (bench.tool).
 
@@ -98,8 +98,9 @@ def warm_rounds(source: Path, game: Game, out: Path, repeat: int) -> tuple[float
 def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
     """One warm rebuild in this process, as `countermix build` runs it (`build_games`, stamp
     included), timed stage by stage from the build's own progress calls: each call starts the
-    stage it names; what runs after the last one (swapping the outputs in, the stamp) is
-    "write". Start-up and imports are left out (the whole-process figure has them)."""
+    stage it names, or ends it (done == total); what runs after validation and before the
+    faces is "aids" (the player aids made), after another stage "write" (the outputs swapped
+    in, the stamp). Start-up and imports are left out (the whole-process figure has them)."""
     from compiler.pipeline import build_games
 
     change_unit(game, round_no)
@@ -112,7 +113,8 @@ def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
         now = time.perf_counter()
         times[current] = times.get(current, 0.0) + now - mark
         over = total > 0 and done == total  # what follows belongs to no stage
-        current, mark = ("write" if over else stage), now
+        gap = "aids" if stage == "validate" else "write"  # the player aids; the swap, stamp
+        current, mark = (gap if over else stage), now
 
     built = list(build_games([game.folder], out, {}, progress=progress))
     progress("", "write", 0, 0)
