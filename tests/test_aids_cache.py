@@ -83,15 +83,17 @@ def every_field(value: object) -> object:
     return value
 
 
-@pytest.mark.parametrize("name", GAMES)
+WITH_UNITS = [name for name in GAMES if name != "tank_killers"]  # a card game: no units
+
+
+@pytest.mark.parametrize("name", WITH_UNITS)
 def test_a_changed_unit_reads_its_rows_alone(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A changed chart is read row by row: only the rows whose output changed are read, and
     the chart is the one a full read gives, every position included."""
     game = loaded(name)
-    if not game.units:
-        pytest.skip("no units")
+    assert game.units
     player_aids(game, tmp_path)
     rows_read: list[int] = []
     real = aids._row_alone
