@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +62,36 @@ def decode_content(data: bytes) -> tuple[Content, tuple[object, ...]]:
         return _content(plain), tuple(extra)
     except (EOFError, TypeError, ValueError) as err:
         raise ValueError("not a cached content stream") from err
+
+
+@dataclass(frozen=True, slots=True)
+class FormRun:
+    """Forms added back to back, as the objects they made (see PdfDocument.record_forms): the
+    first object number, the next one after them, each form's name, name as written, object
+    number and body, the fonts they reserved (name, number) and the text they set (font name,
+    characters)."""
+
+    start: int
+    end: int
+    names: tuple[str, ...]
+    tags: tuple[bytes, ...]
+    numbers: tuple[int, ...]
+    bodies: tuple[bytes, ...]
+    fonts: tuple[tuple[str, int], ...]
+    chars: tuple[tuple[str, str], ...]
+
+    def encode(self) -> bytes:
+        """The run as cache bytes."""
+        fields = (self.start, self.end, self.names, self.tags, self.numbers, self.bodies)
+        return marshal.dumps((*fields, self.fonts, self.chars))
+
+    @classmethod
+    def decode(cls, data: bytes) -> FormRun:
+        """The inverse of encode; ValueError when the bytes are not an encoded run."""
+        try:
+            return cls(*marshal.loads(data))
+        except (EOFError, TypeError, ValueError) as err:
+            raise ValueError("not a cached form run") from err
 
 
 class PdfDocument:
@@ -147,6 +177,50 @@ class PdfDocument:
         )
         self.forms[name] = ref
         self.tags[name] = pdf_name(name)
+
+    def font_numbers(self) -> tuple[tuple[str, int], ...]:
+        """The object number of every font reserved so far, by name (part of what decides the
+        bytes of forms added next)."""
+        return tuple(sorted((font_name, ref.number) for font_name, ref in self.font_refs.items()))
+
+    def record_forms(self, forms: Sequence[tuple[str, Content, Box]]) -> FormRun | None:
+        """Add forms back to back (as add_form does) and what they made as a run, which
+        `replay_forms` adds again to a document in the same state (the same next object
+        number and fonts) without the contents. Forms showing other forms are not recorded
+        (what they define depends on the forms the document already has): None then."""
+        start = self.next_number
+        fonts = dict(self.font_refs)
+        chars: dict[tuple[str, str], None] = {}
+        for form_name, content, box in forms:
+            self.add_form(form_name, content, box)
+            chars.update(dict.fromkeys(content.chars.items()))
+        if any(content.nested for _name, content, _box in forms):
+            return None
+        names = tuple(form_name for form_name, _content, _box in forms)
+        numbers = tuple(self.forms[form_name].number for form_name in names)
+        return FormRun(
+            start,
+            self.next_number,
+            names,
+            tuple(self.tags[form_name] for form_name in names),
+            numbers,
+            tuple(self.objects[number] for number in numbers),
+            tuple((f, ref.number) for f, ref in self.font_refs.items() if f not in fonts),
+            tuple(chars),
+        )
+
+    def replay_forms(self, run: FormRun) -> None:
+        """Add again the forms of a run recorded in a document in this state (the same next
+        object number and fonts), as record_forms added them."""
+        assert run.start == self.next_number
+        for font_name, number in run.fonts:
+            self.font_refs[font_name] = Ref(number)
+        for font_name, chars in run.chars:
+            self.chars.setdefault(font_name, set()).add(chars)
+        self.objects.update(zip(run.numbers, run.bodies, strict=True))
+        self.forms.update(zip(run.names, map(Ref, run.numbers), strict=True))
+        self.tags.update(zip(run.names, run.tags, strict=True))
+        self.next_number = run.end
 
     def add_image(
         self, name: str, size: tuple[int, int], rgb: bytes, alpha: bytes | None = None
@@ -269,9 +343,15 @@ class PdfDocument:
         info_ref = self._put(self._reserve(), {"Producer": "countermix", **info})
         out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
         offsets: list[int] = []
+        at = len(out)
+        parts: list[bytes] = []
         for number in range(1, self.next_number):
-            offsets.append(len(out))
-            out += b"%d 0 obj\n" % number + self.objects[number] + b"\nendobj\n"
+            head = b"%d 0 obj\n" % number
+            body = self.objects[number]
+            offsets.append(at)
+            parts += (head, body, b"\nendobj\n")
+            at += len(head) + len(body) + 8
+        out += b"".join(parts)
         xref = len(out)
         out += b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
         out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)

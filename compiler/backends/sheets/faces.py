@@ -52,7 +52,7 @@ class FaceRef:
 
     def key(self, height: float) -> str:
         """The cache key of this face printed `height` points tall."""
-        return digest_key("pdf-form", self.identity, f"{height:.4f}")
+        return face_keys([self], height)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +114,13 @@ def deck_back_face(game: GameData, deck: Deck, lang: str) -> FaceRef:
 # ---- forms ------------------------------------------------------------------------------------
 
 
+def face_keys(faces: Sequence[FaceRef], height: float) -> list[str]:
+    """The cache keys of faces printed `height` points tall (FaceRef.key of each)."""
+    head = digest_key("pdf-form", "")
+    tail = f":{height:.4f}"
+    return [head + face.identity + tail for face in faces]
+
+
 def encode_form(form: Form) -> bytes:
     """A form as cache bytes: its content with its width and notes."""
     return encode_content(form.content, form.width, form.warnings)
@@ -134,6 +141,6 @@ def _draw_form(make: Callable[[], Drawing], height: float) -> bytes:
 
 def render_forms(faces: Sequence[FaceRef], height: float, cache: RenderCache) -> dict[str, Form]:
     """Identity → form for every face, `height` points tall: cached, else drawn on every core."""
-    keys = [face.key(height) for face in faces]
+    keys = face_keys(faces, height)
     made = cache.render_keys(keys, lambda index: partial(_draw_form, faces[index].make, height))
     return {face.identity: decode_form(made[key]) for face, key in zip(faces, keys, strict=True)}

@@ -139,14 +139,19 @@ def printable_area(options: SheetOptions) -> Rect:
     return Rect(margin, margin, width, page_h - 2 * margin)
 
 
+def sheet_grid(options: SheetOptions, slot_mm: tuple[float, float]) -> Grid:
+    """The grid of slots `slot_mm` big on a sheet; ValueError when none fits."""
+    return fit_grid(
+        printable_area(options), slot_mm[0] * MM, slot_mm[1] * MM, options.gutter_mm * MM
+    )
+
+
 def impose(
     copies: Sequence[int], options: SheetOptions, slot_mm: tuple[float, float]
 ) -> Imposition:
     """Place `copies[i]` copies of each piece i, in order, row by row, sheet by sheet."""
     page_w, page_h = options.page_pt
-    grid = fit_grid(
-        printable_area(options), slot_mm[0] * MM, slot_mm[1] * MM, options.gutter_mm * MM
-    )
+    grid = sheet_grid(options, slot_mm)
     offset = _back_offset(options)
     placements: list[Placement] = []
     for item, count in enumerate(copies):

@@ -4,7 +4,8 @@ Every distinct face is one Form XObject ("cm.front.<n>.<id>" / "cm.back.<n>.<id>
 slot with a plain translation, so copies share one definition and the placement of each face can
 be read back from the page content (the tests do). A face printed from a picture (piece art) is
 an Image XObject ("cm.img.<digest>", once per picture) scaled into its slot, keeping its aspect.
-Face forms come from the render cache when unchanged. Each page carries MediaBox = paper, TrimBox
+Face forms come from the render cache when unchanged, RUN faces at a time as the PDF objects
+they made (a changed face makes its run again). Each page carries MediaBox = paper, TrimBox
 = the piece grid and BleedBox = TrimBox grown by the bleed. Bleed: under every face lies a copy of
 it scaled up by the bleed, so a slightly-off cut shows the face's edge colour, not white paper;
 the faces themselves are drawn after all bleeds, so neighbours packed edge to edge stay intact.
@@ -12,6 +13,7 @@ the faces themselves are drawn after all bleeds, so neighbours packed edge to ed
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import re
@@ -25,16 +27,25 @@ from compiler.backends.pdf.content import Canvas
 from compiler.backends.pdf.document import (
     Box,
     Content,
+    FormRun,
     PdfDocument,
     decode_content,
     encode_content,
 )
 from compiler.backends.pdf.syntax import name, num
 from compiler.backends.pieceart import PieceImage, pixels
-from compiler.backends.rendercache import RenderCache, cache_key
-from compiler.backends.sheets.faces import FaceRef, Form, render_forms
+from compiler.backends.rendercache import RenderCache, cache_key, digest_key
+from compiler.backends.sheets.faces import FaceRef, face_keys, render_forms
 from compiler.backends.sheets.fonts import fit, font_for
-from compiler.backends.sheets.impose import Imposition, Placement, Rect, bounding, impose, mirror
+from compiler.backends.sheets.impose import (
+    Imposition,
+    Placement,
+    Rect,
+    bounding,
+    impose,
+    mirror,
+    sheet_grid,
+)
 from compiler.backends.sheets.options import MM, SheetOptions
 from compiler.i18n import N_, tr
 
@@ -88,17 +99,19 @@ def render(
 
     Faces come from `cache` when drawn before (text that will not fit is reported before the
     build draws anything: pipeline.face_findings)."""
-    imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
+    imposing = functools.cache(
+        partial(impose, [p.copies for p in doc.pieces], options, doc.slot_mm)
+    )
     cache = cache if cache is not None else RenderCache(None)
     pdf = PdfDocument()
-    grid = imposition.grid
+    grid = sheet_grid(options, doc.slot_mm)
     forms = _define_forms(pdf, doc.pieces, (grid.slot_w, grid.slot_h), cache)
-    for page in _all_sheet_pages(cache, doc, imposition, forms, options):
+    for page in _all_sheet_pages(cache, doc, imposing, forms, options):
         pdf.add_page(*page)
     if options.duplex == "mirror" and options.calibration and _has_backs(doc):
         _calibration_pages(pdf, options)
     if options.index:
-        for page in _all_index_pages(cache, doc, imposition, options):
+        for page in _all_index_pages(cache, doc, imposing, options):
             pdf.add_page(*page)
     return pdf.write(
         {
@@ -110,6 +123,11 @@ def render(
     )
 
 
+Imposing = Callable[[], Imposition]
+"""The imposition of a document, placed when first asked for (the pages read back from the
+cache do not need it)."""
+
+
 def _has_backs(doc: SheetDoc) -> bool:
     """Whether any piece of the document has a back."""
     return any(p.back is not None for p in doc.pieces)
@@ -118,9 +136,13 @@ def _has_backs(doc: SheetDoc) -> bool:
 # ---- faces as forms ---------------------------------------------------------------------------
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+"""What a piece id may hold that a form name does not."""
+
+
 def form_name(side: str, item: int, piece_id: str) -> str:
     """The form of one piece's side: a valid PDF name that says what it holds."""
-    return f"cm.{side}.{item:04d}.{re.sub(r'[^A-Za-z0-9_.-]', '_', piece_id)}"
+    return f"cm.{side}.{item:04d}.{_UNSAFE.sub('_', piece_id)}"
 
 
 Forms = dict[tuple[int, str], tuple[str, float, float]]
@@ -134,17 +156,12 @@ def _define_forms(
     cache: RenderCache,
 ) -> Forms:
     """Define every face once: drawn faces as forms `slot[1]` points tall, pictures as images
-    fitted into the slot."""
+    fitted into the slot. Drawn faces are defined RUN at a time, each run's objects from the
+    cache when the same faces made them at the same place of the document before."""
     height = slot[1]
     pictures = _define_pictures(pdf, pieces)
-    refs = [
-        face
-        for piece in pieces
-        for face in (piece.front, piece.back)
-        if face is not None and face.identity not in pictures
-    ]
-    made: dict[str, Form] = render_forms(refs, height, cache)
     forms: Forms = {}
+    drawn: list[tuple[tuple[int, str], str, FaceRef]] = []
     for item, piece in enumerate(pieces):
         for side, face in (("front", piece.front), ("back", piece.back)):
             if face is None:
@@ -154,11 +171,89 @@ def _define_forms(
                 width = min(slot[0], height * aspect)
                 forms[(item, side)] = (image, width, width / aspect)
                 continue
-            form = made[face.identity]
-            name = form_name(side, item, piece.id)
-            pdf.add_form(name, form.content, (0.0, 0.0, form.width, height))
-            forms[(item, side)] = (name, form.width, height)
+            form = form_name(side, item, piece.id)
+            forms[(item, side)] = (form, 0.0, height)  # its width once defined, in this order
+            drawn.append(((item, side), form, face))
+    faces = [face for _at, _name, face in drawn]
+    keys = face_keys(faces, height)
+    _draw_missing(cache, keys, faces, height)
+    for start in range(0, len(drawn), RUN):
+        run = drawn[start : start + RUN]
+        widths = _define_run(pdf, run, keys[start : start + RUN], height, cache)
+        for (at, form, _face), width in zip(run, widths, strict=True):
+            forms[at] = (form, width, height)
     return forms
+
+
+RUN = 64
+"""Faces per cached run of form objects: a changed face makes its run's forms again."""
+
+
+def _draw_missing(
+    cache: RenderCache, keys: Sequence[str], faces: Sequence[FaceRef], height: float
+) -> None:
+    """Draw every face the cache does not hold, all at once (on every core), so the runs
+    that need them find them drawn."""
+    absent = [i for i, key in enumerate(keys) if key not in cache.memory and key not in cache.index]
+    if absent:
+        render_forms([faces[i] for i in absent], height, cache)
+
+
+def _run_key(pdf: PdfDocument, keys: Sequence[str], names: Sequence[str], height: float) -> str:
+    """What decides a run's objects: its faces' looks and form names, their height, the
+    object number it starts at and the fonts the document has reserved before it."""
+    faces = hashlib.sha256("\n".join([*keys, *names]).encode("utf-8")).hexdigest()
+    fonts = ",".join(f"{font}={number}" for font, number in pdf.font_numbers())
+    return digest_key("sheet-form-run", repr(height), str(pdf.next_number), fonts, faces)
+
+
+def _define_run(
+    pdf: PdfDocument,
+    run: Sequence[tuple[tuple[int, str], str, FaceRef]],
+    keys: Sequence[str],
+    height: float,
+    cache: RenderCache,
+) -> list[float]:
+    """Define a run of faces as forms: their objects from the cache when it holds them, else
+    made from the faces' forms (and kept); the faces' widths."""
+    names = [form for _at, form, _face in run]
+    key = _run_key(pdf, keys, names, height)
+    found = _kept_run(cache.get(key), pdf, len(run))
+    if found is not None:
+        pdf.replay_forms(found[1])
+        cache.used.update(keys)  # the faces stay cached while their run is
+        return found[0]
+    made = render_forms([face for _at, _name, face in run], height, cache)
+    forms = [made[face.identity] for _at, _name, face in run]
+    widths = [form.width for form in forms]
+    recorded = pdf.record_forms(
+        [
+            (label, form.content, (0.0, 0.0, form.width, height))
+            for label, form in zip(names, forms, strict=True)
+        ]
+    )
+    if recorded is not None:
+        cache.put(key, marshal.dumps((tuple(widths), recorded.encode())))
+    return widths
+
+
+def _kept_run(
+    found: bytes | None, pdf: PdfDocument, count: int
+) -> tuple[list[float], FormRun] | None:
+    """A cached run's widths and objects, when the entry is one that fits here (`count`
+    faces, starting at the document's next object number); None for anything else, which is
+    then made again."""
+    if found is None:
+        return None
+    try:
+        widths, objects = marshal.loads(found)
+        recorded = FormRun.decode(objects)
+        shown = [float(width) for width in widths]
+    except (EOFError, TypeError, ValueError):
+        return None
+    if len(shown) != count or len(recorded.names) != count or recorded.start != pdf.next_number:
+        return None
+    return shown, recorded
 
 
 def _define_pictures(pdf: PdfDocument, pieces: Sequence[Piece]) -> dict[str, tuple[str, float]]:
@@ -265,7 +360,7 @@ Page = tuple[tuple[float, float], Content, tuple[str, ...], dict[str, Box]]
 def _all_sheet_pages(
     cache: RenderCache,
     doc: SheetDoc,
-    imposition: Imposition,
+    imposing: Imposing,
     forms: Forms,
     options: SheetOptions,
 ) -> list[Page]:
@@ -280,6 +375,7 @@ def _all_sheet_pages(
     key = cache_key("sheet-pages", doc.title, doc.slot_mm, options, digest)
 
     def drawn() -> bytes:
+        imposition = imposing()
         return _encode_pages(
             [
                 page
@@ -587,7 +683,7 @@ def _positions(placements: Sequence[Placement], lang: str) -> str:
 
 
 def _all_index_pages(
-    cache: RenderCache, doc: SheetDoc, imposition: Imposition, options: SheetOptions
+    cache: RenderCache, doc: SheetDoc, imposing: Imposing, options: SheetOptions
 ) -> list[Page]:
     """The index pages, remembered as a whole under what decides them (pieces, their names,
     copies and backs, the options)."""
@@ -595,7 +691,7 @@ def _all_index_pages(
     key = cache_key("sheet-index", doc.title, doc.slot_mm, options, pieces)
 
     def drawn() -> bytes:
-        return _encode_pages(_index_pages(cache, doc, imposition, options))
+        return _encode_pages(_index_pages(cache, doc, imposing(), options))
 
     return _decode_pages(cache.fetch(key, drawn))
 
