@@ -8,8 +8,10 @@ In process (images rendered first and not timed): the module step is `assemble` 
 buildFile.xml, moduledata) and `zip_bytes`, cold (every piece text made, every SVG and XML
 entry deflated) and warm (as `build_module` does on a rebuild: the piece texts of the build
 before come from its pack, the module of the build before is read from disk and the deflated
-images it holds are copied). In both, the faces' CRC-32 are those `render_plan` found (a build
-keeps them in the render cache with the faces), as `build_module` passes them.
+entries it holds are copied where they hold the same content: every image, and here the build
+file too, nothing having changed; a rebuild after a unit changed deflates it again). In both,
+the faces' CRC-32 are those `render_plan` found (a build keeps them in the render cache with the
+faces), as `build_module` passes them.
 
 Whole process (`--process`, on by default): `python -c` building just the module of that game
 with `build_module` (interpreter start, imports, YAML loading, `render_plan` with a warm render

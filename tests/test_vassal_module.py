@@ -312,3 +312,57 @@ def test_face_names_and_checksums_kept_in_the_cache_are_those_of_the_bytes(
         module = build_module(_game(mini), tmp_path / "out")
         with zipfile.ZipFile(module) as archive:
             assert archive.testzip() is None
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_build_file_written_as_text_is_what_lxml_writes(game_id: str) -> None:
+    """The tray slots spliced into the serialised build file as text (build_file_xml) give the
+    bytes of the whole tree serialised by lxml, and the same translation bundles."""
+    from compiler.backends.vassal.buildfile import build_file, build_file_xml
+    from compiler.backends.vassal.module import render_plan
+    from compiler.backends.vassal.xml import serialise
+
+    plan, _images = render_plan(_game(SOURCES / game_id))
+    spliced = build_file_xml(plan)
+    bundles = plan.bundles
+    assert spliced == serialise(build_file(plan))
+    assert plan.bundles == bundles
+    assert b"PieceSlot>slots " not in spliced
+
+
+def test_build_file_written_as_text_escapes_as_lxml_does(mini: Path) -> None:
+    """A unit name holding XML's special characters, a tab, a line break and Japanese: in the
+    slot's name (an attribute) and its piece's text, escaped as lxml escapes them."""
+    from compiler.backends.vassal.buildfile import build_file, build_file_xml
+    from compiler.backends.vassal.module import render_plan
+    from compiler.backends.vassal.xml import serialise
+    from tests.conftest import replace_in
+
+    awkward = 'name: "2nd & <Inf> \\"a\\" \'b\'\\t\\r\\n歩兵 ]]>",'
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", awkward)
+    plan, _images = render_plan(_game(mini))
+    spliced = build_file_xml(plan)
+    assert spliced == serialise(build_file(plan))
+    assert "2nd &amp; &lt;Inf&gt; &quot;a&quot; 'b'&#9;&#13;&#10;歩兵" in spliced.decode()
+
+
+def test_a_previous_entry_is_copied_only_when_it_holds_the_same_content() -> None:
+    """An entry of the module before whose name is no digest of its bytes (the build file) is
+    copied when it inflates to the same bytes; with the same size and CRC-32 but other bytes
+    (a planted collision), it is deflated again."""
+    import zlib
+
+    from compiler.backends.vassal.module import ZipEntry, reusable_entries, zip_bytes
+
+    files = {"buildFile.xml": b"<module>the build file</module>\n" * 50, "moduledata": b"<m/>"}
+    cold = zip_bytes(files)
+    reuse = reusable_entries(cold)
+    assert set(reuse) == set(files)
+    assert zip_bytes(files, reuse) == cold
+    changed = {**files, "buildFile.xml": files["buildFile.xml"].replace(b"the", b"one")}
+    assert zip_bytes(changed, reuse) == zip_bytes(changed)
+    data = files["buildFile.xml"]
+    other = zlib.compressobj(9, zlib.DEFLATED, -15)
+    planted = other.compress(data.upper()) + other.flush()
+    collision = ZipEntry(zlib.crc32(data), len(data), True, planted)
+    assert zip_bytes(files, {"buildFile.xml": collision}) == cold

@@ -25,7 +25,16 @@ from compiler.backends.vassal.translation import (
     tool_text,
 )
 from compiler.backends.vassal.turns import add_turn_trackers
-from compiler.backends.vassal.xml import BOARD, GRID, MAP, MODULE, WIDGET, map_element, node
+from compiler.backends.vassal.xml import (
+    BOARD,
+    GRID,
+    MAP,
+    MODULE,
+    WIDGET,
+    map_element,
+    node,
+    serialise,
+)
 from compiler.i18n import N_, tr
 from compiler.model.cards import Card, Deck
 from compiler.model.common import Text
@@ -125,6 +134,93 @@ def _description(game: GameData) -> str:
 
 def build_file(plan: ModulePlan) -> etree._Element:
     """The build file; the translations' bundles it names go to `plan.bundles`."""
+    return _build_tree(plan, None)
+
+
+def build_file_xml(plan: ModulePlan) -> bytes:
+    """`serialise(build_file(plan))`, byte for byte, made quicker: the tray slots (the bulk of
+    the file, their texts mostly read from `plan.piece_texts`) are not made into the tree's
+    nodes but written as text, as lxml writes them, and spliced into the serialised file."""
+    slots = SlotTexts()
+    return slots.splice(serialise(_build_tree(plan, slots)))
+
+
+class SlotTexts:
+    """The tray slots of a build file written as text: a panel's slots are held here while
+    the panel holds one placeholder slot (`slots <n>`, with no attributes: every real slot has
+    some), replaced by `splice` once the tree is serialised."""
+
+    def __init__(self) -> None:
+        self.panels: list[list[str]] = []
+        """Each panel's slots, as lxml writes them."""
+        self.texts: list[str] = []
+        """The slots' piece texts (the menu commands are looked for in them)."""
+
+    def open(self, panel: etree._Element) -> list[str]:
+        """The list `panel`'s slots are written into; its placeholder put in it."""
+        etree.SubElement(panel, SLOT).text = f"slots {len(self.panels)}"
+        self.panels.append([])
+        return self.panels[-1]
+
+    def splice(self, serialised: bytes) -> bytes:
+        """The serialised build file with each placeholder replaced by its panel's slots, one
+        a line at the placeholder's indentation (where etree.indent puts them)."""
+        return _PLACEHOLDER.sub(self._slots_of, serialised)
+
+    def _slots_of(self, match: re.Match[bytes]) -> bytes:
+        indent = match.group(1)
+        held = self.panels[int(match.group(2))]
+        return indent + ("\n" + indent.decode("ascii")).join(held).encode("utf-8")
+
+
+SLOT = WIDGET + "PieceSlot"
+_TAG = re.escape(SLOT.encode("ascii"))
+_PLACEHOLDER = re.compile(rb"( *)<" + _TAG + rb">slots ([0-9]+)</" + _TAG + rb">")
+"""A panel's placeholder slot as lxml writes it (`<` and `>` in a text or an attribute are
+escaped: only markup matches), with the spaces before it."""
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot carry (lxml refuses a text holding one)."""
+
+
+def slot_xml(text: str, name: str, gpid: int) -> str:
+    """A tray's PieceSlot as lxml writes it (attributes in their order, escaped as lxml
+    escapes them); a text or name XML cannot carry is refused as lxml refuses it."""
+    if _NOT_XML.search(text) or _NOT_XML.search(name):
+        node(None, SLOT, text, entryName=name)  # raises lxml's error
+    size = PIECE_SIZE
+    opening = f'<{SLOT} entryName="{_attribute(name)}" gpid="{gpid}" height="{size}" width="{size}"'
+    if not text:
+        return opening + "/>"
+    return f"{opening}>{_text(text)}</{SLOT}>"
+
+
+def _text(text: str) -> str:
+    """A text as lxml escapes it: `&`, `<`, `>` and carriage returns."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    return text
+
+
+def _attribute(value: str) -> str:
+    """An attribute's value as lxml escapes it: a text's escapes, quotes, tabs and newlines."""
+    value = _text(value)
+    if '"' in value:
+        value = value.replace('"', "&quot;")
+    if "\n" in value:
+        value = value.replace("\n", "&#10;")
+    if "\t" in value:
+        value = value.replace("\t", "&#9;")
+    return value
+
+
+def _build_tree(plan: ModulePlan, slots: SlotTexts | None) -> etree._Element:
+    """The build file's tree, the tray slots' texts held by `slots` when it is given."""
     game = plan.game
     texts = Translations()
     root = node(
@@ -170,7 +266,7 @@ def build_file(plan: ModulePlan) -> etree._Element:
         )
     node(root, MODULE + "properties.GlobalTranslatableMessages")
     _prototypes(root, plan)
-    _trays(root, plan, texts)
+    _trays(root, plan, texts, slots)
     for game_map in game.maps:
         _map(root, plan, plan.layouts[game_map.id], texts)
     if plan.reinforcement_turns:
@@ -190,7 +286,7 @@ def build_file(plan: ModulePlan) -> etree._Element:
             file=file,
         )
         texts.attribute(setup, "name", data_text(scenario.name))
-    _piece_texts(root, plan, texts)
+    _piece_texts(root, plan, texts, slots)
     plan.bundles = add_translations(root, texts)
     return root
 
@@ -212,8 +308,11 @@ translates them under `Piece.<command>`, for every piece at once."""
 PIECE_TAGS = (WIDGET + "PieceSlot", WIDGET + "CardSlot", MODULE + "PrototypeDefinition")
 
 
-def _piece_texts(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
-    """The names of the pieces (their BasicPiece names) and their menu commands."""
+def _piece_texts(
+    root: etree._Element, plan: ModulePlan, texts: Translations, slots: SlotTexts | None
+) -> None:
+    """The names of the pieces (their BasicPiece names) and their menu commands (in the
+    pieces' texts, the tray slots' held by `slots` among them)."""
     game = plan.game
     for unit in game.units:
         texts.piece(unit.name.en, data_text(unit.name))
@@ -222,10 +321,32 @@ def _piece_texts(root: etree._Element, plan: ModulePlan, texts: Translations) ->
         texts.piece(marker.set.name.en + suffix, _joined(marker.set.name, suffix))
     for card in game.cards:
         texts.piece(card.name.en, data_text(card.name))
-    said = "\n".join(e.text or "" for e in root.iter(*PIECE_TAGS))
+    said = "\n".join([*(e.text or "" for e in root.iter(*PIECE_TAGS)), *_held(slots)])
     for word in PIECE_WORDS:
         if word in said:  # a menu command some piece of this module has
             texts.piece(word, tool_text(word))
+
+
+def _held(slots: SlotTexts | None) -> list[str]:
+    return slots.texts if slots is not None else []
+
+
+def _slot(
+    panel: etree._Element,
+    held: list[str] | None,
+    slots: SlotTexts | None,
+    text: str,
+    name: str,
+    gpid: int,
+) -> None:
+    """A tray's PieceSlot: its piece's text, name and gpid; written as text into `held` (the
+    panel's list in `slots`) when given, else a node of the panel."""
+    if held is not None and slots is not None:
+        held.append(slot_xml(text, name, gpid))
+        slots.texts.append(text)
+        return
+    size = str(PIECE_SIZE)
+    node(panel, SLOT, text, entryName=name, gpid=str(gpid), height=size, width=size)
 
 
 def _joined(text: Text, suffix: str = "", prefix: str = "") -> Localized:
@@ -301,7 +422,9 @@ def image_names(images: pc.Images) -> tuple[str, str, tuple[str, ...]]:
     return images.front, images.back, images.steps
 
 
-def _trays(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
+def _trays(
+    root: etree._Element, plan: ModulePlan, texts: Translations, slots: SlotTexts | None
+) -> None:
     game = plan.game
     window = node(
         root,
@@ -356,19 +479,13 @@ def _trays(root: etree._Element, plan: ModulePlan, texts: Translations) -> None:
                 if formation
                 else _tool_joined(OTHER_UNITS, prefix),
             )
+            held = slots.open(panel) if slots is not None else None
             for unit in members:
                 gpid = plan.gpids[f"unit:{unit.id}"]
-                node(
-                    panel,
-                    WIDGET + "PieceSlot",
-                    unit_slot_text(plan, unit, gpid),
-                    entryName=unit.name.en,
-                    gpid=str(gpid),
-                    height=str(PIECE_SIZE),
-                    width=str(PIECE_SIZE),
-                )
+                text = unit_slot_text(plan, unit, gpid)
+                _slot(panel, held, slots, text, unit.name.en, gpid)
     if game.markers:
-        _marker_tray(tabs, plan, texts)
+        _marker_tray(tabs, plan, texts, slots)
 
 
 def _tool_joined(english: str, prefix: str) -> Localized:
@@ -376,7 +493,9 @@ def _tool_joined(english: str, prefix: str) -> Localized:
     return lambda lang: prefix + word(lang)
 
 
-def _marker_tray(tabs: etree._Element, plan: ModulePlan, texts: Translations) -> None:
+def _marker_tray(
+    tabs: etree._Element, plan: ModulePlan, texts: Translations, slots: SlotTexts | None
+) -> None:
     tab = node(
         tabs,
         WIDGET + "ListWidget",
@@ -387,11 +506,11 @@ def _marker_tray(tabs: etree._Element, plan: ModulePlan, texts: Translations) ->
         divider="200",
     )
     texts.attribute(tab, "entryName", tool_text(N_("Markers")))
-    panels: dict[str, etree._Element] = {}
+    panels: dict[str, tuple[etree._Element, list[str] | None]] = {}
     for marker in plan.game.markers.values():
         set_ = marker.set
-        panel = panels.get(set_.id)
-        if panel is None:
+        found = panels.get(set_.id)
+        if found is None:
             prefix = f"[{set_.title}] " if set_.title else ""
             panel = node(
                 tab,
@@ -403,17 +522,10 @@ def _marker_tray(tabs: etree._Element, plan: ModulePlan, texts: Translations) ->
                 scale="1.0",
             )
             texts.attribute(panel, "entryName", _joined(set_.name, prefix=prefix))
-            panels[set_.id] = panel
+            found = panels[set_.id] = (panel, slots.open(panel) if slots is not None else None)
+        panel, held = found
         gpid = plan.gpids[f"marker:{marker.id}"]
-        node(
-            panel,
-            WIDGET + "PieceSlot",
-            marker_slot_text(plan, marker, gpid),
-            entryName=marker.id,
-            gpid=str(gpid),
-            height=str(PIECE_SIZE),
-            width=str(PIECE_SIZE),
-        )
+        _slot(panel, held, slots, marker_slot_text(plan, marker, gpid), marker.id, gpid)
 
 
 def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout, texts: Translations) -> None:

@@ -10,10 +10,9 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from PIL import Image
 
@@ -48,14 +47,13 @@ from compiler.backends.vassal.boards import render_board
 from compiler.backends.vassal.buildfile import (
     REINFORCEMENTS_MAP,
     ModulePlan,
-    build_file,
+    build_file_xml,
     moduledata,
     turn_zone,
 )
 from compiler.backends.vassal.geometry import MapLayout, box_strip, layout_map
 from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.saves import ZIP_DATE, save_file
-from compiler.backends.vassal.xml import serialise
 from compiler.gcpause import no_cyclic_gc
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
@@ -426,7 +424,7 @@ def _assemble(plan: ModulePlan, images: dict[str, bytes], pieces: Path | None) -
         if scenario.setup or scenario.reinforcements or scenario.decks:
             plan.scenario_files[scenario.id] = f"{_safe(scenario.id)}.vsav"
             files[plan.scenario_files[scenario.id]] = save_file(plan, scenario)
-    files["buildFile.xml"] = serialise(build_file(plan))
+    files["buildFile.xml"] = build_file_xml(plan)
     files.update(plan.bundles)
     files["moduledata"] = moduledata(plan.game)
     plan.piece_texts.save()
@@ -449,10 +447,9 @@ THREADS = min(4, os.cpu_count() or 1)
 PARALLEL_BYTES = 1 << 20  # below this, deflating in threads costs more than it saves
 
 
-@dataclass(frozen=True, slots=True)
-class ZipEntry:
+class ZipEntry(NamedTuple):
     """One entry's bytes as a zip holds them: the CRC-32 and size of its content, whether it is
-    deflated, and the (compressed) bytes."""
+    deflated, and the (compressed) bytes. (A named tuple: thousands are made per build.)"""
 
     crc: int
     size: int
@@ -474,10 +471,10 @@ def is_stored(name: str) -> bool:
 
 
 def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
-    """The content-addressed entries (images/, whose names hold a digest of their bytes) of a
-    module written before, as they lie in it: what `zip_bytes` copies instead of deflating a
-    face again. Reads the central directory `_write_zip` writes (no zip64, no comment); a
-    module it cannot read gives nothing."""
+    """The deflated entries of a module written before, as they lie in it: what `zip_bytes`
+    copies instead of deflating a face (or the build file, when it did not change) again.
+    Reads the central directory `_write_zip` writes (no zip64, no comment); a module it cannot
+    read gives nothing."""
     with no_cyclic_gc():  # a record per entry, none of them cyclic
         return _reusable_entries(previous)
 
@@ -493,30 +490,35 @@ def _reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
     view = memoryview(previous)
     position = offset
     for _ in range(count):
-        if previous[position : position + 4] != b"PK\x01\x02":
+        if not previous.startswith(b"PK\x01\x02", position):
             return {}
         fields = CENTRAL.unpack_from(previous, position)
         flags, method, crc, packed, size, name_length = (fields[5], fields[6], *fields[9:13])
-        skip = name_length + fields[13] + fields[14]
         name_at = position + CENTRAL.size
-        name = bytes(view[name_at : name_at + name_length]).decode(
-            "utf-8" if flags & 0x800 else "cp437"
-        )
-        local = fields[-1]
-        position = name_at + skip
-        if not name.startswith(IMAGES) or flags & 0x1 or method not in (0, 8):
+        position = name_at + name_length + fields[13] + fields[14]
+        if flags & 0x1 or method != zipfile.ZIP_DEFLATED:
             continue
-        if previous[local : local + 4] != b"PK\x03\x04":
+        local = fields[-1]
+        if not previous.startswith(b"PK\x03\x04", local):
             return {}
-        lengths = LOCAL.unpack_from(previous, local)[-2:]
-        data_at = local + LOCAL.size + sum(lengths)
+        data_at = local + LOCAL.size + sum(LOCAL_LENGTHS.unpack_from(previous, local + 26))
         data = view[data_at : data_at + packed]
         if len(data) == packed:
-            out[name] = ZipEntry(crc, size, method == 8, data)
+            name = _entry_name(previous[name_at : name_at + name_length], flags)
+            out[name] = ZipEntry(crc, size, True, data)
     return out
 
 
+def _entry_name(raw: bytes, flags: int) -> str:
+    """An entry's name: UTF-8 when its flag says so, else CP437 (ASCII, the usual, decoded as
+    such: the same text, quicker)."""
+    if flags & 0x800:
+        return raw.decode("utf-8")
+    return raw.decode("ascii") if raw.isascii() else raw.decode("cp437")
+
+
 IMAGES = "images/"
+"""Where the content-addressed entries lie (their names hold a digest of their bytes)."""
 
 
 def zip_bytes(
@@ -528,7 +530,8 @@ def zip_bytes(
     saves) stored, text and SVG deflated, the same bytes zipfile writes.
 
     `reuse` (`reusable_entries` of the module written before) gives the deflated bytes of the
-    images it holds: an image whose name, size and CRC-32 match is copied, not deflated again.
+    entries it holds: an image whose name, size and CRC-32 match is copied, not deflated again;
+    any other entry too when, besides, the bytes it holds inflate to the same content.
     The rest is deflated on every core (zlib lets go of the GIL). `crcs` gives the CRC-32 of
     files whose checksum is known (`ModulePlan.image_crcs`): they are not read to find it."""
     with no_cyclic_gc():  # an entry record per file, none of them cyclic
@@ -548,14 +551,33 @@ def _zip_bytes(files: dict[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[s
             )
             continue
         old = reuse.get(name)
-        if old is not None and old.deflated and old.size == len(data):
-            crc = crcs.get(name)
-            if (zlib.crc32(data) if crc is None else crc) == old.crc:
-                entries[name] = old
-                continue
+        if old is not None and _same_content(name, data, old, crcs.get(name)):
+            entries[name] = old
+            continue
         todo.append(name)
     entries.update(_deflate_all(files, todo))
     return _write_zip([(name, entries[name]) for name in names])
+
+
+def _same_content(name: str, data: bytes, old: ZipEntry, crc: int | None) -> bool:
+    """Whether the deflated entry `old` of the module before holds `data`: the same size and
+    CRC-32, and (for an entry whose name is not a digest of its bytes) the same bytes once
+    inflated."""
+    if not old.deflated or old.size != len(data):
+        return False
+    if (zlib.crc32(data) if crc is None else crc) != old.crc:
+        return False
+    return name.startswith(IMAGES) or _inflated(old.data) == data
+
+
+def _inflated(packed: bytes | memoryview) -> bytes | None:
+    """A raw deflate stream's content; None when it is not one, whole and alone."""
+    unpacker = zlib.decompressobj(-15)
+    try:
+        content = unpacker.decompress(packed) + unpacker.flush()
+    except zlib.error:
+        return None
+    return content if unpacker.eof and not unpacker.unused_data else None
 
 
 def _deflate_all(files: dict[str, bytes], names: list[str]) -> dict[str, ZipEntry]:
@@ -579,6 +601,8 @@ DOS_TIME = ZIP_DATE[3] << 11 | ZIP_DATE[4] << 5 | ZIP_DATE[5] // 2
 LOCAL = struct.Struct("<4s2B4HL2L2H")
 CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
 END = struct.Struct("<4s4H2LH")
+LOCAL_LENGTHS = struct.Struct("<2H")
+"""A local header's name and extra field lengths (at its byte 26)."""
 ATTRIBUTES = 0o644 << 16
 
 

@@ -13,7 +13,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -134,10 +134,9 @@ def _where(plan: ModulePlan, placement: Placement) -> tuple[str, int, int] | Non
     return plan.map_names[map_id], x, y
 
 
-@dataclass(frozen=True, slots=True)
-class SavedPiece:
+class SavedPiece(NamedTuple):
     """One placed piece of a save: what decides its AddPiece command (the key of its text in
-    `plan.piece_texts`) and how to make that command."""
+    `plan.piece_texts`) and how to make that command. (A named tuple: one per placed piece.)"""
 
     key: tuple[object, ...]
     make: Callable[[], str]
