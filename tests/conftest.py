@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -69,3 +70,17 @@ def replace_in(path: Path, old: str, new: str) -> None:
 
 
 Mutation = Callable[[Path], None]
+
+
+def every_field(value: object) -> object:
+    """A value with every field of its records, positions too (records compare without them)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple((f.name, every_field(getattr(value, f.name))) for f in dataclasses.fields(value)),
+        )
+    if isinstance(value, tuple | list):
+        return tuple(every_field(item) for item in value)
+    if isinstance(value, Mapping):
+        return tuple((key, every_field(item)) for key, item in value.items())
+    return value

@@ -4,10 +4,8 @@ and never runs what a planted cache file names."""
 
 from __future__ import annotations
 
-import dataclasses
 import marshal
 import pickle
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from compiler.load.aids import AIDS_CACHE, player_aids
 from compiler.load.game import load_game
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
-from tests.conftest import SOURCES
+from tests.conftest import SOURCES, every_field
 
 GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
 
@@ -67,20 +65,6 @@ def test_one_changed_chart_is_read_again(tmp_path: Path, reads: list[int]) -> No
     charts, _ = player_aids(changed, tmp_path)
     assert charts == player_aids(changed)[0]
     assert 0 < len(reads) < len(charts)
-
-
-def every_field(value: object) -> object:
-    """A value with every field of its records, positions too (records compare without them)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (
-            type(value).__name__,
-            tuple((f.name, every_field(getattr(value, f.name))) for f in dataclasses.fields(value)),
-        )
-    if isinstance(value, tuple | list):
-        return tuple(every_field(item) for item in value)
-    if isinstance(value, Mapping):
-        return tuple((key, every_field(item)) for key, item in value.items())
-    return value
 
 
 WITH_UNITS = [name for name in GAMES if name != "tank_killers"]  # a card game: no units

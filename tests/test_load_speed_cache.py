@@ -9,7 +9,6 @@ import dataclasses
 import marshal
 import pickle
 import shutil
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -21,23 +20,9 @@ from compiler.load.records import pickled, unpickled
 from compiler.model.common import Text
 from compiler.model.units import Unit
 from compiler.resources import shipped_layout_files
-from tests.conftest import DATA, SOURCES
+from tests.conftest import DATA, SOURCES, every_field
 
 GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
-
-
-def every_field(value: object) -> object:
-    """A value with every field of its records, positions too (records compare without them)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (
-            type(value).__name__,
-            tuple((f.name, every_field(getattr(value, f.name))) for f in dataclasses.fields(value)),
-        )
-    if isinstance(value, tuple | list):
-        return tuple(every_field(item) for item in value)
-    if isinstance(value, Mapping):
-        return tuple((key, every_field(item)) for key, item in value.items())
-    return value
 
 
 @pytest.fixture
