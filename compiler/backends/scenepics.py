@@ -162,7 +162,9 @@ def _board(game: GameData, layout: MapLayout, size: tuple[int, int]) -> Image.Im
         from compiler.backends.vassal.boards import render_board
 
         full = render_board(game, layout, load_board_art(game, layout.game_map))
-        memo[map_id] = full.convert("RGB").resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+        if full.mode != "RGB":  # a board is drawn RGB: no copy of a 5349×5994 board
+            full = full.convert("RGB")
+        memo[map_id] = full.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
     return memo[map_id]
 
 
