@@ -18,7 +18,7 @@ import os
 import signal
 import weakref
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -149,6 +149,16 @@ class RenderCache:
             self.used.add(key)
             self.hits += 1
         return found
+
+    def holds(self, key: str) -> bool:
+        """Whether there is an entry under `key`, without reading it (one in the pack may
+        still turn out damaged when read: then `get` gives None)."""
+        return key in self.memory or key in self.index
+
+    def keep(self, keys: Iterable[str]) -> None:
+        """Count entries as used by this build without reading them (they age as the entry
+        that stands for them does)."""
+        self.used.update(key for key in keys if self.holds(key))
 
     def fetch(self, key: str, make: Callable[[], bytes]) -> bytes:
         """The bytes under `key`; made (here, on this core) and kept when missing."""

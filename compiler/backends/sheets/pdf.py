@@ -194,7 +194,7 @@ def _draw_missing(
 ) -> None:
     """Draw every face the cache does not hold, all at once (on every core), so the runs
     that need them find them drawn."""
-    absent = [i for i, key in enumerate(keys) if key not in cache.memory and key not in cache.index]
+    absent = [i for i, key in enumerate(keys) if not cache.holds(key)]
     if absent:
         render_forms([faces[i] for i in absent], height, cache)
 
@@ -221,7 +221,7 @@ def _define_run(
     found = _kept_run(cache.get(key), pdf, len(run))
     if found is not None:
         pdf.replay_forms(found[1])
-        cache.used.update(keys)  # the faces stay cached while their run is
+        cache.keep(keys)  # the faces stay cached while their run is
         return found[0]
     made = render_forms([face for _at, _name, face in run], height, cache)
     forms = [made[face.identity] for _at, _name, face in run]
