@@ -78,10 +78,16 @@ def _unit(ctx: Context, unit: Unit) -> str:
     return _item(ctx, "unit", unit.id, faces, lines, unit.loc)
 
 
+def _opening(ctx: Context, part: str, title: str) -> str:
+    """The start of one of an edition's sections: its anchor (the edition's, then `part`) and
+    its heading."""
+    return f'<section id="{e(ctx.anchor)}-{part}"><h3>{e(title)}</h3>\n'
+
+
 def units_section(ctx: Context) -> str:
     """Counters and blocks by side, then by formation (the module's trays)."""
     game = ctx.game
-    out = [f'<section id="{e(ctx.anchor)}-units"><h3>{e(ctx.tr("Counters and blocks"))}</h3>\n']
+    out = [_opening(ctx, "units", ctx.tr("Counters and blocks"))]
     for side in game.game.sides:
         units = [u for u in game.units if u.side == side.id]
         if not units:
@@ -104,7 +110,7 @@ def markers_section(ctx: Context) -> str:
     """Markers by set."""
     if not ctx.game.markers:
         return ""
-    out = [f'<section id="{e(ctx.anchor)}-markers"><h3>{e(ctx.tr("Markers"))}</h3>\n']
+    out = [_opening(ctx, "markers", ctx.tr("Markers"))]
     current = ""
     for marker in ctx.game.markers.values():
         if marker.set.id != current:
@@ -125,7 +131,7 @@ def cards_section(ctx: Context) -> str:
     """Cards by deck, each deck with its back first."""
     if not ctx.game.cards:
         return ""
-    out = [f'<section id="{e(ctx.anchor)}-cards"><h3>{e(ctx.tr("Cards"))}</h3>\n']
+    out = [_opening(ctx, "cards", ctx.tr("Cards"))]
     for deck in ctx.game.decks:
         cards = [c for c in ctx.game.cards if c.deck == deck.id]
         deck_name = deck.name.get(ctx.lang)
@@ -151,7 +157,7 @@ def scenarios_section(ctx: Context, pictures: Mapping[str, str | None]) -> str:
     None when the scenario pictures are not available)."""
     if not ctx.game.scenarios:
         return ""
-    out = [f'<section id="{e(ctx.anchor)}-scenarios"><h3>{e(ctx.tr("Scenarios"))}</h3>\n']
+    out = [_opening(ctx, "scenarios", ctx.tr("Scenarios"))]
     out.append('<ul class="grid scenes">\n')
     for scenario in ctx.game.scenarios:
         name = scenario.name.get(ctx.lang)
@@ -172,7 +178,7 @@ def thumbs_section(ctx: Context, pdfs: list[tuple[str, list[Thumb]]], thumb: Pic
     → preview file; a page without a thumbnail is an outline with its number)."""
     if not pdfs:
         return ""
-    out = [f'<section id="{e(ctx.anchor)}-pdfs"><h3>{e(ctx.tr("Print files"))}</h3>\n']
+    out = [_opening(ctx, "pdfs", ctx.tr("Print files"))]
     for name, thumbs in pdfs:
         out.append(f'<h4><a href="{e(name)}">{e(name)}</a></h4>\n<ul class="thumbs">\n')
         for page in thumbs:
@@ -198,7 +204,7 @@ def charts_section(ctx: Context) -> str:
     """The charts as the module's charts window shows them."""
     if not ctx.plan.charts:
         return ""
-    out = [f'<section id="{e(ctx.anchor)}-charts"><h3>{e(ctx.tr("Charts"))}</h3>\n']
+    out = [_opening(ctx, "charts", ctx.tr("Charts"))]
     for number, (title, image) in enumerate(ctx.plan.charts, start=1):
         out.append(
             f'<figure class="chart" id="{e(ctx.anchor)}-chart-{number}">'
