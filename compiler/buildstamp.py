@@ -171,9 +171,11 @@ class Recorder:
     """Whether the previous outputs may be reused where unchanged (not with `--force`)."""
 
     @classmethod
-    def start(cls, folder: Path, out_dir: Path, build_settings: str) -> Recorder:
+    def start(
+        cls, folder: Path, out_dir: Path, build_settings: str, trust_outputs: bool = True
+    ) -> Recorder:
         """Record the inputs known before the game is loaded (call it before loading)."""
-        recorder = cls(folder, out_dir, build_settings)
+        recorder = cls(folder, out_dir, build_settings, trust_outputs=trust_outputs)
         try:
             recorder._record_folder()
             recorder._record(_tool_files())
@@ -224,9 +226,10 @@ class Recorder:
             stamp = json.loads(stamp_path(self.out_dir, self.folder).read_bytes())
             if stamp["format"] != FORMAT or stamp["target"] != str(target):
                 return {}
+            recorded = _without_digests(stamp["outputs"]).items()
             return {
-                str(name): (int(record[0]), int(record[1]), int(record[2]))
-                for name, record in stamp["outputs"].items()
+                str(name): (int(size), int(mtime), int(ino))
+                for name, (size, mtime, ino) in recorded
             }
         except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
             return {}

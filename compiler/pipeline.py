@@ -370,12 +370,9 @@ def build_games(
     fresh = {
         folder: None if force else buildstamp.fresh(folder, out_dir, settings) for folder in folders
     }
-
-    def start(folder: Path) -> buildstamp.Recorder:
-        recorder = buildstamp.Recorder.start(folder, out_dir, settings)
-        recorder.trust_outputs = not force
-        return recorder
-
+    start = partial(
+        buildstamp.Recorder.start, out_dir=out_dir, build_settings=settings, trust_outputs=not force
+    )
     stale = [folder for folder in folders if fresh[folder] is None]
     stamps = {folder: start(folder) for folder in stale}  # before the loader reads a file
     checked = partial(check_games, progress=progress, out_dir=out_dir)

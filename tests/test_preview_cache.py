@@ -66,3 +66,16 @@ def test_a_previous_image_not_as_its_name_says_is_written_again(
     rebuilt = build(mini, out, capsys)
     assert contents(rebuilt) == cold
     assert all((rebuilt / name).stat().st_mode & 0o777 == 0o644 for name in names)
+
+
+def test_a_forced_build_writes_every_image_again(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`build --force` trusts nothing of the previous set: no image is linked from it."""
+    out = tmp_path / "out"
+    before = preview_files(build(mini, out, capsys))
+    assert main(["build", str(mini), "--out", str(out), "--force"]) == 0
+    capsys.readouterr()
+    after = preview_files(out / "mini")
+    assert set(after) == set(before)
+    assert all(after[name] != before[name] for name in after)
