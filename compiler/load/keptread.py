@@ -24,7 +24,7 @@ from compiler.diagnostics import Finding, Location
 from compiler.load.chunks import compose_item, items_of, lines_of
 from compiler.load.convert import INVALID, Converter, _fields, plan_for
 from compiler.load.records import pickled, read_kept, record_key, unpickled, write_kept
-from compiler.load.yamlread import ReadResult, _compose, _decode, read_bytes
+from compiler.load.yamlread import ReadResult, compose_text, decode_text, read_bytes
 from compiler.model.common import Node
 from compiler.model.source import SourceFile
 
@@ -104,7 +104,7 @@ def read_source(
     found = kept.source(key)
     if found is not None:
         return found, []
-    text = _decode(where, data)
+    text = decode_text(where, data)
     if isinstance(text, ReadResult):
         return None, [text.finding] if text.finding is not None else []
     split = _split(where, text)
@@ -112,7 +112,7 @@ def read_source(
         by_items = _by_items(where, split, _first_line(text), kept)
         if by_items is not None:
             return by_items, []
-    result = _compose(where, text)
+    result = compose_text(where, text)
     if result.finding is not None:
         return None, [result.finding]
     assert result.node is not None

@@ -139,7 +139,7 @@ def _read_capped(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _decode(path: str, data: bytes) -> str | ReadResult:
+def decode_text(path: str, data: bytes) -> str | ReadResult:
     nul = data.find(b"\x00")
     if nul >= 0:
         line, col = _line_col(data, nul)
@@ -201,7 +201,7 @@ class _Lines:
                     stack.extend((key, value))
 
 
-def _compose(path: str, text: str) -> ReadResult:
+def compose_text(path: str, text: str) -> ReadResult:
     lines = _Lines(text) if _ODD_BREAK.search(text) else None
 
     def at(line: int, column: int) -> Location:
@@ -244,7 +244,7 @@ def read_yaml(path: str, root: str | None = None) -> ReadResult:
     data = read_bytes(path, root)
     if isinstance(data, ReadResult):
         return data
-    text = _decode(path, data)
+    text = decode_text(path, data)
     if isinstance(text, ReadResult):
         return text
-    return _compose(path, text)
+    return compose_text(path, text)
