@@ -154,17 +154,16 @@ def _scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
 def _board(game: GameData, layout: MapLayout, size: tuple[int, int]) -> Image.Image:
     """A map's board as the module draws it (its art, when it has some), scaled to `size`:
     the pixels of the module's board PNG (`art.board.board_png` encodes these very pixels),
-    drawn whole to be scaled, without encoding them and reading them back."""
+    scaled band by band as they are drawn (`art.board.scaled_board`), without encoding them
+    and reading them back."""
     memo = _BOARDS.of(game)
     map_id = layout.game_map.id
     if map_id not in memo:
+        from compiler.backends.art.board import scaled_board
         from compiler.backends.vassal.boardart import load_board_art
-        from compiler.backends.vassal.boards import render_board
 
-        full = render_board(game, layout, load_board_art(game, layout.game_map))
-        if full.mode != "RGB":  # a board is drawn RGB: no copy of a 5349×5994 board
-            full = full.convert("RGB")
-        memo[map_id] = full.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+        art = load_board_art(game, layout.game_map)
+        memo[map_id] = scaled_board(game, layout, size, art)
     return memo[map_id]
 
 

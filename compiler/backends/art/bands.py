@@ -18,6 +18,7 @@ reaches it (or at row 0). Text of several lines, and any draw call not listed ab
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,6 +145,29 @@ def _replay(draw: ImageDraw.ImageDraw, op: _Op, shift: int) -> None:
     getattr(draw, op.method)(points, *op.args, **op.kwargs)
 
 
+def _recorded(paint: Callable[[ImageDraw.ImageDraw], None]) -> list[_Op] | None:
+    """The calls `paint` makes, or None when one of them cannot be replayed exactly."""
+    recorder = Recorder("RGB")
+    try:
+        paint(recorder)  # type: ignore[arg-type]  # stands for ImageDraw (see Recorder)
+    except (AttributeError, Unbandable):
+        return None
+    return recorder.ops
+
+
+def _band(ops: Sequence[_Op], width: int, top: int, bottom: int, background: Colour) -> Image.Image:
+    """Rows [top, bottom) of the whole image, drawn by replaying the calls that reach them."""
+    reaching = [op for op in ops if op.bottom >= top and op.top < bottom]
+    # The band image starts at the highest non-negative text anchor that reaches the band,
+    # so every text anchor keeps its sign (and Pillow's truncation) once shifted.
+    shift = max(0, min([top, *(int(op.anchor_y) for op in reaching if op.method == "text")]))
+    band = Image.new("RGB", (width, bottom - shift), background)
+    draw = ImageDraw.Draw(band)
+    for op in reaching:
+        _replay(draw, op, shift)
+    return band.crop((0, top - shift, width, bottom - shift)) if shift < top else band
+
+
 def banded_png(
     size: tuple[int, int],
     background: Colour,
@@ -153,24 +177,45 @@ def banded_png(
     """The PNG of an RGB image of `size` filled with `background` on which `paint` draws, made
     band by band; None when `paint` uses a call the bands cannot reproduce exactly."""
     width, height = size
-    recorder = Recorder("RGB")
-    try:
-        paint(recorder)  # type: ignore[arg-type]  # stands for ImageDraw (see Recorder)
-    except (AttributeError, Unbandable):
+    ops = _recorded(paint)
+    if ops is None:
         return None
-    ops = recorder.ops
     writer = PngWriter(width, height, "RGB")
     for top in range(0, height, band_rows):
-        bottom = min(height, top + band_rows)
-        reaching = [op for op in ops if op.bottom >= top and op.top < bottom]
-        # The band image starts at the highest non-negative text anchor that reaches the band,
-        # so every text anchor keeps its sign (and Pillow's truncation) once shifted.
-        shift = min([top, *(int(op.anchor_y) for op in reaching if op.method == "text")])
-        shift = max(0, shift)
-        band = Image.new("RGB", (width, bottom - shift), background)
-        draw = ImageDraw.Draw(band)
-        for op in reaching:
-            _replay(draw, op, shift)
-        writer.add(band.crop((0, top - shift, width, bottom - shift)) if shift < top else band)
-        del draw, band
+        writer.add(_band(ops, width, top, min(height, top + band_rows), background))
     return writer.finish()
+
+
+LANCZOS_SUPPORT = 3.0
+"""How far (in output pixels) Pillow's Lanczos filter reaches either side of a pixel."""
+
+
+def banded_scaled(
+    size: tuple[int, int],
+    background: Colour,
+    paint: Callable[[ImageDraw.ImageDraw], None],
+    scaled: tuple[int, int],
+    band_rows: int = BAND_ROWS,
+) -> Image.Image | None:
+    """The image `banded_png` would encode, scaled to `scaled` with Lanczos, drawn band by
+    band: each band of output rows is resampled from a band of drawn rows that holds every
+    row the filter reaches, so the whole image is never held. None as for `banded_png`."""
+    width, height = size
+    out_width, out_height = scaled
+    ops = _recorded(paint)
+    if ops is None:
+        return None
+    step = height / out_height
+    reach = math.ceil(LANCZOS_SUPPORT * max(step, 1.0)) + 2
+    rows = max(1, int(band_rows / step))
+    image = Image.new("RGB", scaled, background)
+    for out_top in range(0, out_height, rows):
+        out_bottom = min(out_height, out_top + rows)
+        first, last = out_top * step, out_bottom * step
+        top, bottom = max(0, int(first) - reach), min(height, math.ceil(last) + reach)
+        band = _band(ops, width, top, bottom, background)
+        box = (0.0, first - top, float(width), last - top)
+        part = band.resize((out_width, out_bottom - out_top), Image.Resampling.LANCZOS, box)
+        image.paste(part, (0, out_top))
+        del band, part
+    return image

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from compiler.backends.art.bands import BAND_ROWS, banded_png
+from compiler.backends.art.bands import BAND_ROWS, banded_png, banded_scaled
 from compiler.backends.art.png import encode_png
 from compiler.backends.vassal import boards
 from compiler.backends.vassal.geometry import MapLayout
@@ -29,3 +29,21 @@ def board_png(game: GameData, layout: MapLayout, art: Image.Image | None = None)
         if data is not None:
             return data
     return encode_png(boards.render_board(game, layout, art))
+
+
+def scaled_board(
+    game: GameData, layout: MapLayout, size: tuple[int, int], art: Image.Image | None = None
+) -> Image.Image:
+    """The board `board_png` encodes, scaled to `size` (Lanczos), drawn band by band when it
+    is large, as `board_png` draws it."""
+    if art is None and layout.height > BAND_ROWS:
+        image = banded_scaled(
+            (layout.width, layout.height),
+            boards.PAPER,
+            lambda draw: boards.paint_board(game, layout, draw),
+            size,
+        )
+        if image is not None:
+            return image
+    full = boards.render_board(game, layout, art)
+    return full.resize(size, Image.Resampling.LANCZOS)
