@@ -121,9 +121,9 @@ def test_charts_put_together_again_read_the_scenario_pictures_back(
     scenes: list[str] = []
     real = scenepics._scene
 
-    def spy(game: GameData, scenario: object, lang: str) -> object:
+    def spy(game: GameData, scenario: object, lang: str, boards: object) -> object:
         scenes.append(lang)
-        return real(game, scenario, lang)  # type: ignore[arg-type]
+        return real(game, scenario, lang, boards)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scenepics, "_scene", spy)
     other = SheetOptions(bleed_mm=2.0)  # not in what a chart or picture looks like

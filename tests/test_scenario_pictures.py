@@ -233,6 +233,37 @@ def test_faces_kept_in_the_cache_give_the_same_png() -> None:
     assert cache.misses == drawn
 
 
+def test_boards_kept_in_the_cache_are_not_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scene given a cache keeps its boards' scaled pixels there: the same game loaded again
+    (nothing remembered in memory) reads them back from the pack without drawing a board,
+    and its PNG is the bytes of one drawn without a cache."""
+    from compiler.backends.art import board
+
+    pack = tmp_path / "scenes.pack"
+    first = load(SOURCES / "twilight_in_the_east")
+    ident = first.scenarios[0].id
+    cache = RenderCache(pack)
+    png = scene_png(scenario_scene(first, scenario(first, ident), "en", cache))
+    cache.save()
+    drawn: list[tuple[int, int]] = []
+    real = board.scaled_board
+
+    def spy(game: GameData, layout: Any, size: tuple[int, int], art: Any = None) -> Image.Image:
+        drawn.append(size)
+        return real(game, layout, size, art)
+
+    monkeypatch.setattr(board, "scaled_board", spy)
+    second = load(SOURCES / "twilight_in_the_east")
+    again = scene_png(scenario_scene(second, scenario(second, ident), "en", RenderCache(pack)))
+    assert drawn == []
+    assert again == png
+    third = load(SOURCES / "twilight_in_the_east")
+    assert scene_png(scenario_scene(third, scenario(third, ident), "en")) == png
+    assert len(drawn) == 1  # no cache: the board is drawn
+
+
 def test_the_png_shows_the_pieces_over_the_board() -> None:
     """Where a piece is drawn the PNG differs from the bare board under it."""
     game = load(DATA / "mini")

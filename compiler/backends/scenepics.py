@@ -48,6 +48,7 @@ from compiler.backends.scenepics_draw import (
 from compiler.backends.vassal.geometry import MapLayout, setup_point
 from compiler.i18n import catalogue_fingerprint
 from compiler.model.gamedata import GameData
+from compiler.model.maps import GameMap
 from compiler.model.scenarios import Scenario
 from compiler.rules.context import scenario_view
 
@@ -122,16 +123,20 @@ _SCENES: PerGame[dict[tuple[str, str], Scene]] = PerGame(dict)
 _BOARDS: PerGame[dict[str, Image.Image]] = PerGame(dict)
 
 
-def scenario_scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
-    """The scenario's picture as a scene (made once per game being built)."""
+def scenario_scene(
+    game: GameData, scenario: Scenario, lang: str, boards: RenderCache | None = None
+) -> Scene:
+    """The scenario's picture as a scene (made once per game being built). Its boards' scaled
+    pixels are kept in `boards` when it is given: a warm build whose boards did not change
+    reads them back instead of drawing the boards again (the same pixels)."""
     memo = _SCENES.of(game)
     key = (scenario.id, lang)
     if key not in memo:
-        memo[key] = _scene(game, scenario, lang)
+        memo[key] = _scene(game, scenario, lang, boards)
     return memo[key]
 
 
-def _scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
+def _scene(game: GameData, scenario: Scenario, lang: str, cache: RenderCache | None) -> Scene:
     pieces = scenario_layout(game, scenario)
     layouts = map_layouts(game)
     shown = {piece.map for piece in pieces}
@@ -147,24 +152,46 @@ def _scene(game: GameData, scenario: Scenario, lang: str) -> Scene:
         top += LABEL_ROOM + height
     width = max([MIN_WIDTH, *(p.width for p in panels)])
     drawing, height, drawn = overlay(game, scenario, lang, tuple(panels), tuple(pieces), top, width)
-    boards = tuple(_board(game, layouts[p.map], (p.width, p.height)) for p in panels)
+    boards = tuple(_board(game, layouts[p.map], (p.width, p.height), cache) for p in panels)
     return Scene(width, height, tuple(panels), boards, drawing, tuple(drawn))
 
 
-def _board(game: GameData, layout: MapLayout, size: tuple[int, int]) -> Image.Image:
+def _board(
+    game: GameData, layout: MapLayout, size: tuple[int, int], cache: RenderCache | None
+) -> Image.Image:
     """A map's board as the module draws it (its art, when it has some), scaled to `size`:
     the pixels of the module's board PNG (`art.board.board_png` encodes these very pixels),
     scaled band by band as they are drawn (`art.board.scaled_board`), without encoding them
-    and reading them back."""
+    and reading them back; from `cache` when drawn before from the same map, layout, terrain,
+    art and code."""
     memo = _BOARDS.of(game)
     map_id = layout.game_map.id
     if map_id not in memo:
         from compiler.backends.art.board import scaled_board
         from compiler.backends.vassal.boardart import load_board_art
 
-        art = load_board_art(game, layout.game_map)
-        memo[map_id] = scaled_board(game, layout, size, art)
+        def draw() -> Image.Image:
+            return scaled_board(game, layout, size, load_board_art(game, layout.game_map))
+
+        if cache is None:
+            memo[map_id] = draw()
+        else:
+            art = _art_digests(game, (layout.game_map,))
+            key = cache_key("scaled-board", _fingerprint(), layout, game.game.terrain, art, size)
+            memo[map_id] = _unpacked(cache.fetch(key, lambda: _packed(draw())))
     return memo[map_id]
+
+
+def _art_digests(game: GameData, maps: Sequence[GameMap]) -> list[str]:
+    """The SHA-256 of each of `maps`' board art files that exists, in order."""
+    from compiler.backends.vassal.boardart import art_path
+
+    digests = []
+    for game_map in maps:
+        path = art_path(game, game_map)
+        if path is not None and path.is_file():
+            digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+    return digests
 
 
 def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
@@ -309,13 +336,7 @@ def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
 
 def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
     layouts = map_layouts(game)
-    arts = []
-    from compiler.backends.vassal.boardart import art_path
-
-    for game_map in game.maps:
-        path = art_path(game, game_map)
-        if path is not None and path.is_file():
-            arts.append(hashlib.sha256(path.read_bytes()).hexdigest())
+    arts = _art_digests(game, game.maps)
     view = scenario_view(game, scenario)
     looks = [unit_identity(game, p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
     looks += [marker_identity(game, p.marker) for p in view.setup if p.marker is not None]

@@ -91,7 +91,7 @@ def setup_picture(
     found = cache.get(key) if cache is not None else None
     if found is not None:
         return _decoded(found)
-    made = _picture(scenario_scene(game, scenario, options.lang), options)
+    made = _picture(scenario_scene(game, scenario, options.lang, cache), options)
     if cache is not None:
         cache.put(key, _encoded(made))
     return made

@@ -253,7 +253,7 @@ def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict
         key = digest_key("preview-scene", picture_key(game, scenario, lang))
         png = cache.get(key)
         if png is None:
-            png = scene_png(scenario_scene(game, scenario, lang), cache)
+            png = scene_png(scenario_scene(game, scenario, lang, cache), cache)
             cache.put(key, png)
         found[scenario.id] = files.add_digest("scenario", png, "png")
     cache.save()
