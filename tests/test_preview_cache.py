@@ -79,3 +79,48 @@ def test_a_forced_build_writes_every_image_again(
     after = preview_files(out / "mini")
     assert set(after) == set(before)
     assert all(after[name] != before[name] for name in after)
+
+
+def test_a_thumbnail_drawn_again_takes_its_faces_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sheet page's thumbnail is the same bytes with or without the faces' pixels in the
+    cache; a page drawn again (its own entry gone) rasterises none of its faces when they
+    are there, and every face when they are not."""
+    from compiler.backends.art.raster import rasterize as real
+    from compiler.backends.preview import thumbs
+    from compiler.backends.rendercache import RenderCache
+    from compiler.backends.sheets.build import sheet_docs
+    from compiler.backends.sheets.options import SheetOptions
+    from compiler.load.game import load_game
+    from tests.conftest import SOURCES
+
+    game = load_game(SOURCES / "asia_engulfed").game
+    assert game is not None
+    doc, options = sheet_docs(game, SheetOptions())["counters.pdf"]
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    first = thumbs.sheet_thumbs(pdf, doc, options, cold)
+    cold.save()
+    page_keys = [thumbs._page_key(options.page_pt, faces) for faces in pages]
+    rasterised: list[int] = []
+
+    def spy(drawing: object, height: int, supersample: int = 4) -> object:
+        rasterised.append(height)
+        return real(drawing, height, supersample)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(thumbs, "rasterize", spy)
+    warm = RenderCache(pack)
+    for key in page_keys:  # every page as if its faces had moved: drawn again
+        warm.index.pop(key, None)
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, warm)] == [t.png for t in first]
+    assert len(rasterised) == len(pages)  # the paper of each page, no face
+    rasterised.clear()
+    nothing = RenderCache(None)
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, nothing)] == [
+        t.png for t in first
+    ]
+    faces = {ref.identity for faces in pages for ref, _slot in faces if ref.picture is None}
+    assert len(rasterised) >= len(pages) + len(faces)

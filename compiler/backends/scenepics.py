@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from PIL import Image
 
 from compiler.backends.art.display import Box, Drawing, Inset, Op
 from compiler.backends.art.identity import deck_identity, marker_identity, unit_identity
+from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import INSET_SUPERSAMPLE, SCALE, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
@@ -178,7 +178,7 @@ def _board(
         else:
             art = _art_digests(game, (layout.game_map,))
             key = cache_key("scaled-board", _fingerprint(), layout, game.game.terrain, art, size)
-            memo[map_id] = _unpacked(cache.fetch(key, lambda: _packed(draw())))
+            memo[map_id] = unpacked(cache.fetch(key, lambda: packed(draw())))
     return memo[map_id]
 
 
@@ -248,25 +248,13 @@ def _face_pixels(
         return found
     data = faces.get(key) if faces is not None else None
     if data is not None:
-        found = _unpacked(data)
+        found = unpacked(data)
     else:
         found = rasterize(drawing, height, FACE_SUPERSAMPLE)
         if faces is not None:
-            faces.put(key, _packed(found))
+            faces.put(key, packed(found))
     made[key] = found
     return found
-
-
-def _packed(image: Image.Image) -> bytes:
-    """An image's pixels as a cache entry: mode and size, then the raw pixels compressed."""
-    header = f"{image.mode} {image.width} {image.height}\n".encode("ascii")
-    return header + zlib.compress(image.tobytes(), 1)
-
-
-def _unpacked(data: bytes) -> Image.Image:
-    header, pixels = data.split(b"\n", 1)
-    mode, width, height = header.decode("ascii").split()
-    return Image.frombytes(mode, (int(width), int(height)), zlib.decompress(pixels))
 
 
 def scene_svg(scene: Scene) -> bytes:
