@@ -5,6 +5,7 @@ read."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,3 +87,42 @@ def test_an_unchanged_build_leaves_the_pack_and_index_alone(tmp_path: Path) -> N
     assert cache.get("a") == b"A" * 64
     cache.save()
     assert (pack.stat().st_mtime_ns, index.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        [("a", (0, 4, 0, 0))],  # not a dict
+        {"a": (0, 4, 0)},  # three numbers
+        {"a": (0, 4, 0, "crc")},  # not a number
+        {1: (0, 4, 0, 0)},  # not a text key
+        {"a": (-4, 4, 0, 0)},  # negative
+        {"a": [0, 4, 0, 0]},  # a list
+    ],
+    ids=["list", "short", "text", "key", "negative", "list-value"],
+)
+def test_an_index_of_another_shape_is_an_empty_cache(tmp_path: Path, index: Any) -> None:
+    import marshal
+
+    pack = tmp_path / "faces.pack"
+    saved(pack, {"a": b"AAAA"})
+    pack.with_name("faces.pack.index").write_bytes(marshal.dumps(index))
+    cache = RenderCache(pack)
+    assert cache.index == {}
+    assert cache.get("a") is None
+    cache.put("b", b"BB")
+    cache.save()  # and the next build's index is whole again
+    assert RenderCache(pack).get("b") == b"BB"
+
+
+def test_an_entry_past_the_end_of_the_pack_is_a_miss(tmp_path: Path) -> None:
+    import marshal
+    import zlib
+
+    pack = tmp_path / "faces.pack"
+    saved(pack, {"a": b"AAAA"})
+    index = {"a": (0, 4, 0, zlib.crc32(b"AAAA")), "huge": (0, 1 << 40, 0, 0)}
+    pack.with_name("faces.pack.index").write_bytes(marshal.dumps(index))
+    cache = RenderCache(pack)
+    assert cache.get("huge") is None  # no read of a terabyte
+    assert cache.get("a") == b"AAAA"

@@ -20,6 +20,7 @@ import weakref
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from itertools import chain
 from pathlib import Path
 
 from compiler.backends.art.fonts import ALL_FONTS, MissingFont, font_path
@@ -107,16 +108,11 @@ class RenderCache:
         """Read the index and open the pack; a missing, damaged or mismatched pack is an empty
         cache."""
         try:
-            index = marshal.loads(self._index_path().read_bytes())
-            if not isinstance(index, dict):
-                raise ValueError("not an index")
+            index = _checked_index(marshal.loads(self._index_path().read_bytes()))
             handle = os.open(pack, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
             weakref.finalize(self, os.close, handle)
             size = os.fstat(handle).st_size
-            for key, (start, length, age, crc) in index.items():
-                if isinstance(key, str) and 0 <= start and start + length <= size:
-                    self.index[key] = (int(start), int(length), int(age), int(crc))
-            self._data, self.size = handle, size
+            self.index, self._data, self.size = index, handle, size
             if size <= SMALL_PACK:
                 self._whole = os.pread(handle, size, 0)
         except (OSError, EOFError, ValueError, TypeError):
@@ -128,7 +124,9 @@ class RenderCache:
         (else the entry is forgotten: a miss)."""
         start, length, _age, crc = self.index[key]
         entry = b""
-        if self._whole is not None:
+        if start + length > self.size:
+            pass  # beyond the pack's end: not this pack's entry
+        elif self._whole is not None:
             entry = self._whole[start : start + length]
         elif self._data is not None:
             try:
@@ -158,7 +156,8 @@ class RenderCache:
     def keep(self, keys: Iterable[str]) -> None:
         """Count entries as used by this build without reading them (they age as the entry
         that stands for them does)."""
-        self.used.update(key for key in keys if self.holds(key))
+        wanted = set(keys)
+        self.used |= (wanted & self.index.keys()) | (wanted & self.memory.keys())
 
     def fetch(self, key: str, make: Callable[[], bytes]) -> bytes:
         """The bytes under `key`; made (here, on this core) and kept when missing."""
@@ -277,6 +276,25 @@ class RenderCache:
             self.put(key, data)
             out[key] = data
         return out
+
+
+def _checked_index(index: object) -> dict[str, tuple[int, int, int, int]]:
+    """An index read back, when it has the shape `_write_index` writes: str keys, each value
+    four ints, none negative (checked in a few passes that stay in C: an index holds tens of
+    thousands of entries). An entry whose bytes lie outside the pack, or are not those it
+    was written with, is a miss when read (`_read`). ValueError for any other shape."""
+    if type(index) is not dict:
+        raise ValueError("not an index")
+    values = index.values()
+    if (
+        not set(map(type, index)) <= {str}
+        or not set(map(type, values)) <= {tuple}
+        or not set(map(len, values)) <= {4}
+        or not set(map(type, chain.from_iterable(values))) <= {int}
+        or min(chain.from_iterable(values), default=0) < 0
+    ):
+        raise ValueError("not an index")
+    return index
 
 
 def _replace(path: Path, data: bytes) -> None:
