@@ -25,6 +25,10 @@ class _Memo:
     def __init__(self) -> None:
         self.digests: dict[tuple[int, ...], tuple[tuple[object, ...], str]] = {}
         self.records: dict[int, tuple[object, str]] = {}
+        self.kin: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        """The digests a unit's own is made with, by its type, nationality and side."""
+        self.layouts: tuple[object, str] | None = None
+        """The game's layouts and their digest (every face's key holds it)."""
 
     def single(self, record: object) -> str:
         """The digest of one record (a unit type, a nationality ...), remembered by identity."""
@@ -56,7 +60,10 @@ def _memo(game: GameData) -> _Memo:
 
 def layouts_digest(game: GameData) -> str:
     """One short stand-in for all the game's layouts in every face's cache key."""
-    return _memo(game).digest(game.layouts)
+    memo = _memo(game)
+    if memo.layouts is None or memo.layouts[0] is not game.layouts:
+        memo.layouts = (game.layouts, memo.digest(game.layouts))
+    return memo.layouts[1]
 
 
 def unit_identity(game: GameData, unit: Unit) -> str:
@@ -65,12 +72,16 @@ def unit_identity(game: GameData, unit: Unit) -> str:
     found = memo.digests.get((id(unit), -1))
     if found is not None and found[0][0] is unit:
         return found[1]
-    unit_type = game.unit_type(unit.type)
-    layout = game.layout(unit_type.layout) if unit_type and unit_type.layout else None
-    nationality = next((n for n in game.game.nationalities if n.id == unit.nationality), None)
-    side = next((s for s in game.game.sides if s.id == unit.side), None)
-    shared = [memo.single(part) for part in (unit_type, nationality, side, layout)]
-    value = memo.digest(unit, *shared, layouts_digest(game))
+    kin = (unit.type, unit.nationality, unit.side)
+    shared = memo.kin.get(kin)
+    if shared is None:
+        unit_type = game.unit_type(unit.type)
+        layout = game.layout(unit_type.layout) if unit_type and unit_type.layout else None
+        nationality = next((n for n in game.game.nationalities if n.id == unit.nationality), None)
+        side = next((s for s in game.game.sides if s.id == unit.side), None)
+        parts = [memo.single(part) for part in (unit_type, nationality, side, layout)]
+        shared = memo.kin[kin] = (*parts, layouts_digest(game))
+    value = hashlib.sha256(repr((unit, *shared)).encode("utf-8")).hexdigest()
     memo.digests[(id(unit), -1)] = ((unit,), value)
     return value
 
