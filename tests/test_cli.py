@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -245,3 +246,28 @@ def test_validate_untranslated_lists_a_translators_work_on_request(
     assert code == 0 and "untranslated-text" not in out
     code, out, _ = run(["validate", str(SOURCES / "tank_killers"), "--untranslated"], capsys)
     assert code == 0 and "untranslated-text" not in out  # every text has its Japanese
+
+
+def test_a_build_runs_without_the_cyclic_collector_and_gives_it_back(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`build` pauses Python's cyclic garbage collector while it builds (reference counting
+    frees what it makes) and leaves it as it found it."""
+    import gc
+
+    from compiler import pipeline
+
+    seen: list[bool] = []
+    real = pipeline.build_games
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        yield from real(*args, **kwargs)
+        seen.append(gc.isenabled())
+
+    monkeypatch.setattr(pipeline, "build_games", spy)
+    assert gc.isenabled()
+    assert main(["build", str(mini), "--out", str(tmp_path / "out"), "-q"]) == 0
+    capsys.readouterr()
+    assert seen == [False, False]
+    assert gc.isenabled()
