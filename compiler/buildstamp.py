@@ -263,7 +263,9 @@ class Recorder:
             "findings": [render_text(finding) for finding in findings],
             "outputs": outputs,
         }
-        text = json.dumps(stamp, ensure_ascii=False, indent=1, sort_keys=True)
+        # compact: json's C encoder (an indented dump is encoded in Python: 0.07 s for the
+        # 13,000 outputs of an 8,000-counter game, against 0.016 s)
+        text = json.dumps(stamp, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         write_atomically(stamp_path(self.out_dir, self.folder), text.encode("utf-8"))
 
 
