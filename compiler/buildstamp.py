@@ -97,11 +97,27 @@ def stamp_path(out_dir: Path, folder: Path) -> Path:
 # ---- the check -------------------------------------------------------------------------------
 
 
+_LAST_READ: list[tuple[bytes, Any]] = []
+"""The last stamp parsed, with its bytes: a build reads its stamp twice (is it up to date;
+which outputs may be linked), and parsing one of a large game takes 15 ms."""
+
+
+def _read_stamp(path: Path) -> Any:
+    """A stamp file parsed (the same object again while its bytes are the same: callers only
+    read it)."""
+    data = path.read_bytes()
+    if _LAST_READ and _LAST_READ[0][0] == data:
+        return _LAST_READ[0][1]
+    parsed = json.loads(data)
+    _LAST_READ[:] = [(data, parsed)]
+    return parsed
+
+
 def fresh(folder: Path, out_dir: Path, build_settings: str) -> Fresh | None:
     """The last build of `folder` into `out_dir` when it is still what a build would write
     now; None at the least doubt."""
     try:
-        stamp = json.loads(stamp_path(out_dir, folder).read_bytes())
+        stamp = _read_stamp(stamp_path(out_dir, folder))
         return _fresh(stamp, folder, out_dir, build_settings)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
@@ -223,7 +239,7 @@ class Recorder:
         if not self.trust_outputs:
             return {}
         try:
-            stamp = json.loads(stamp_path(self.out_dir, self.folder).read_bytes())
+            stamp = _read_stamp(stamp_path(self.out_dir, self.folder))
             if stamp["format"] != FORMAT or stamp["target"] != str(target):
                 return {}
             recorded = _without_digests(stamp["outputs"]).items()
