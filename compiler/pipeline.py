@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -597,13 +598,15 @@ def face_findings(
     """Every face of the game laid out in `lang` (not drawn): text that had to be shortened
     to fit its layout slot, as warnings at the record whose text it is. The faces are the ones
     the print sheets hold, and the module's faces are the same display lists. With `cache` (a
-    game's cache folder), each face's notes are kept under its identity (the digest of what
-    decides its look, and the renderer's fingerprint): a face laid out before is not again.
+    game's cache folder), the notes of every face are kept there in one record, by the face's
+    identity (the digest of what decides its look) under the renderer's fingerprint: a face
+    laid out before is not again, and the record is written only when a face was laid out.
     `counted` hears how many faces are done, now and then."""
-    from compiler.backends.rendercache import RenderCache, digest_key
     from compiler.backends.sheets.build import block_pieces, card_pieces, counter_pieces
 
-    known = RenderCache(None if cache is None else cache / "layout.pack")
+    record = None if cache is None else cache / LAYOUT_NOTES
+    known = read_layout_notes(record)
+    made: dict[str, tuple[str, ...]] = {}
     notes: list[tuple[str, str]] = []
     seen: set[str] = set()
     for pieces in (counter_pieces, block_pieces, card_pieces):
@@ -614,22 +617,87 @@ def face_findings(
                 seen.add(face.identity)
                 if len(seen) % 256 == 0:
                     counted(len(seen))
-                key = digest_key("layout-notes", face.identity)
-                found = known.get(key)
+                found = known.get(face.identity)
                 if found is None:
                     try:
-                        warnings = tuple(face.make().warnings)
+                        found = made[face.identity] = tuple(face.make().warnings)
                     except ValueError as err:  # a face that cannot be drawn at all
                         return [_art_error(game, piece.id, err)]
-                    found = marshal.dumps(warnings)
-                    known.put(key, found)
-                notes.extend((piece.id, note) for note in marshal.loads(found))
-    try:
-        known.save()
-    except OSError:
-        pass  # the output folder's own error is reported when the build writes there
+                if found:
+                    notes.extend((piece.id, note) for note in found)
+    if record is not None and made:
+        _write_layout_notes(record, _kept_notes(known, made, seen))
     counted(len(seen))
     return overflow_findings(game, notes)
+
+
+LAYOUT_NOTES = "layout.notes"
+"""The record of the faces' layout notes in a game's cache folder (face_findings)."""
+LAYOUT_NOTES_FORMAT = "countermix-layout-notes-1"
+_OLD_LAYOUT_NOTES = ("layout.pack", "layout.pack.index")
+"""Where the notes were kept face by face before: removed when the record is written."""
+
+
+def read_layout_notes(record: Path | None) -> dict[str, tuple[str, ...]]:
+    """Face identity → its layout notes, as the last build that laid out a face kept them:
+    empty when there is no record, or it is damaged, of another shape, or written by another
+    renderer (its fingerprint differs: every face may lay out differently now)."""
+    from compiler.backends.rendercache import renderer_fingerprint
+
+    if record is None:
+        return {}
+    try:
+        read = marshal.loads(record.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if type(read) is not tuple or len(read) != 3:
+        return {}
+    form, fingerprint, notes = read
+    if form != LAYOUT_NOTES_FORMAT or fingerprint != renderer_fingerprint():
+        return {}
+    return notes if _is_notes(notes) else {}
+
+
+def _is_notes(notes: object) -> bool:
+    """Whether a record read back has the shape `_write_layout_notes` writes: str keys, each
+    value a tuple of str (checked in passes that stay in C: tens of thousands of faces)."""
+    if type(notes) is not dict:
+        return False
+    values = notes.values()
+    return (
+        set(map(type, notes)) <= {str}
+        and set(map(type, values)) <= {tuple}
+        and set(map(type, chain.from_iterable(values))) <= {str}
+    )
+
+
+def _kept_notes(
+    known: dict[str, tuple[str, ...]], made: dict[str, tuple[str, ...]], seen: set[str]
+) -> dict[str, tuple[str, ...]]:
+    """What the record keeps: the notes of this build's faces, and those of faces it did not
+    have (a unit changed back, another language) while they are no more than these; past
+    that, only this build's."""
+    kept = {**known, **made}
+    if len(kept) > 2 * len(seen):
+        kept = {identity: kept[identity] for identity in seen}
+    return kept
+
+
+def _write_layout_notes(record: Path, notes: dict[str, tuple[str, ...]]) -> None:
+    """The record written whole, beside it then renamed over it (a build interrupted leaves
+    the last one); the per-face pack an older build kept the notes in is removed. A cache
+    folder that cannot be written is left as it is: the build reports its output folder's
+    own error when it writes there."""
+    from compiler.backends.files import write_atomically
+    from compiler.backends.rendercache import renderer_fingerprint
+
+    data = marshal.dumps((LAYOUT_NOTES_FORMAT, renderer_fingerprint(), notes))
+    try:
+        write_atomically(record, data)
+        for name in _OLD_LAYOUT_NOTES:
+            (record.parent / name).unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _art_error(game: GameData, piece_id: str, err: ValueError) -> Finding:

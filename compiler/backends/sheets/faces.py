@@ -71,16 +71,20 @@ def _ref(kind: str, lang: str, make: Callable[[], Drawing], identity: str) -> Fa
 def _pictured(
     ref: FaceRef, game: GameData, art: PieceArt | None, side: Side, owner: str
 ) -> FaceRef:
-    """`ref`, printed from the picture `art` gives for `side` when it gives one."""
+    """`ref`, printed from the picture `art` gives for `side` when it gives one (`owner`
+    names whose art it is)."""
+    if art is None:
+        return ref
     found = picture(game, art, side, owner)
     return ref if found is None else replace(ref, picture=found)
 
 
 def unit_face(game: GameData, unit: Unit, side: Side, lang: str) -> FaceRef:
-    """A unit counter's front or back."""
+    """A unit counter's front or back (made for every counter of the game on every build:
+    without art, no more than its identity and how to draw it)."""
     draw = partial(unit_drawing, game, unit, side, lang=lang)
-    ref = _ref(f"unit-{side}", lang, draw, unit_identity(game, unit))
-    return _pictured(ref, game, unit.art, side, f"unit `{unit.id}`")
+    ref = FaceRef(f"unit-{side}:{lang}:{unit_identity(game, unit)}", draw)
+    return ref if unit.art is None else _pictured(ref, game, unit.art, side, f"unit `{unit.id}`")
 
 
 def block_face(game: GameData, unit: Unit, lang: str) -> FaceRef:
