@@ -20,6 +20,7 @@ from typing import Literal, Protocol
 from compiler.backends.charts.build import render_charts
 from compiler.backends.files import write_atomically
 from compiler.backends.preview.html import Sources, e, page
+from compiler.backends.preview.kept import RECORD, KeptItems, shared_part
 from compiler.backends.preview.sections import (
     Context,
     cards_section,
@@ -27,6 +28,7 @@ from compiler.backends.preview.sections import (
     markers_section,
     scenarios_section,
     thumbs_section,
+    unit_words,
     units_section,
 )
 from compiler.backends.preview.thumbs import Thumb, page_sizes, sheet_thumbs
@@ -189,7 +191,8 @@ def _edition(
         return files.add(name, images[f"images/{name}"])
 
     anchor = f"e-{edition.name}"
-    ctx = Context(game, plan, lang, anchor, sources, module_image)
+    kept = _kept_items(edition.cache, lang, anchor, sources)
+    ctx = Context(game, plan, lang, anchor, sources, module_image, kept)
     pdfs, thumbs = _thumbs(edition, options, folder)
     scenes = _scenes(game, lang, files, RenderCache(edition.cache / "scenes.pack"))
     links = [
@@ -208,6 +211,7 @@ def _edition(
         thumbs_section(ctx, pdfs, lambda key: files.add_digest("page", thumbs[key], "png")),
         charts_section(ctx),
     ]
+    kept.save()
     shown = [(ident, label) for (ident, label), text in zip(links, sections, strict=True) if text]
     items = "".join(f'<li><a href="#{e(i)}">{e(label)}</a></li>' for i, label in shown)
     module = f"{edition.name}.vmod"
@@ -217,6 +221,15 @@ def _edition(
         f'<p>{e(tr("Module", lang))}: <a href="{e(module)}">{e(module)}</a></p>\n'
         f'<nav aria-label="{heading}"><ul>{items}</ul></nav>\n' + "".join(sections) + "</section>\n"
     )
+
+
+def _kept_items(cache: Path, lang: str, anchor: str, sources: Sources) -> KeptItems:
+    """The units' items the edition's last build wrote, for those made of the same things;
+    what they all depend on is the language with its words, the anchor and the folders the
+    links are made from."""
+    folders = (str(sources.base), str(sources.page_folder))
+    shared = shared_part(lang, *unit_words(lang), anchor, *folders)
+    return KeptItems(cache / RECORD, shared)
 
 
 def _thumbs(

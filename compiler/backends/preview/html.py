@@ -71,11 +71,11 @@ class Sources:
     def link(self, loc: Location) -> str:
         if loc.line <= 0:
             return ""
-        shown, href = self._file(loc.path)
+        shown, href = self.file(loc.path)
         text = f"{shown}:{loc.line}"
         return f'<a class="src" href="{href}" title="{e(text)}">{e(text)}</a>'
 
-    def _file(self, name: str) -> tuple[str, str]:
+    def file(self, name: str) -> tuple[str, str]:
         """A data file's name as shown and its href (escaped), worked out once per file: a
         page links thousands of pieces to a few files."""
         found = self._files.get(name)

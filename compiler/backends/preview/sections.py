@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from compiler.backends.art.faces import figure
+from compiler.backends.art.identity import unit_identity
 from compiler.backends.preview.html import Sources, e
+from compiler.backends.preview.kept import KeptItems
 from compiler.backends.preview.thumbs import Thumb
 from compiler.backends.vassal.buildfile import ModulePlan
 from compiler.backends.vassal.pieces import Images
@@ -32,6 +35,8 @@ class Context:
     anchor: str
     sources: Sources
     picture: Picture
+    kept: KeptItems | None = None
+    """The units' items of the last build (None: every item is made)."""
 
     def tr(self, message: str) -> str:
         return tr(message, self.lang)
@@ -48,9 +53,15 @@ def _img(src: str, alt: str) -> str:
 
 
 def _faces(ctx: Context, name: str, images: Images) -> str:
-    shown = [_img(ctx.picture(images.front), f"{ctx.tr('Front')}: {name}")]
-    if images.back:
-        shown.append(_img(ctx.picture(images.back), f"{ctx.tr('Back')}: {name}"))
+    back = ctx.picture(images.back) if images.back else ""
+    return _shown_faces(ctx, name, ctx.picture(images.front), back)
+
+
+def _shown_faces(ctx: Context, name: str, front: str, back: str) -> str:
+    """A piece's images (preview files; no `back`: none)."""
+    shown = [_img(front, f"{ctx.tr('Front')}: {name}")]
+    if back:
+        shown.append(_img(back, f"{ctx.tr('Back')}: {name}"))
     return f'<div class="faces">{"".join(shown)}</div>'
 
 
@@ -63,6 +74,25 @@ def _item(ctx: Context, kind: str, ident: str, faces: str, lines: list[str], loc
 
 
 def _unit(ctx: Context, unit: Unit) -> str:
+    """A unit's item: the last build's when nothing it is made of changed (see kept)."""
+    images = ctx.plan.unit_images[unit.id]
+    front = ctx.picture(images.front)
+    back = ctx.picture(images.back) if images.back else ""
+    if ctx.kept is None:
+        return _unit_item(ctx, unit, front, back)
+    shown, href = ctx.sources.file(unit.loc.path)  # as its link shows it
+    key = f"{unit_identity(ctx.game, unit)}\0{shown}\0{href}\0{unit.loc.line}\0{front}\0{back}"
+    return ctx.kept.item(key, partial(_unit_item, ctx, unit, front, back))
+
+
+def unit_words(lang: str) -> tuple[str, ...]:
+    """The words of the language a unit's item is written with (in a kept record's shared
+    part)."""
+    return tuple(tr(word, lang) for word in ("Front", "Back", "Steps", "Copies"))
+
+
+def _unit_item(ctx: Context, unit: Unit, front_image: str, back_image: str) -> str:
+    """A unit's item made: its images (preview files; no back image: ""), name and values."""
     name = unit.name.get(ctx.lang)
     lines = [e(name)]
     front, back = _values(unit.front), _values(unit.back)
@@ -74,7 +104,7 @@ def _unit(ctx: Context, unit: Unit) -> str:
         lines.append(f"{e(ctx.tr('Steps'))}: {unit.steps}")
     if unit.copies != 1:
         lines.append(f"{e(ctx.tr('Copies'))}: {unit.copies}")
-    faces = _faces(ctx, name, ctx.plan.unit_images[unit.id])
+    faces = _shown_faces(ctx, name, front_image, back_image)
     return _item(ctx, "unit", unit.id, faces, lines, unit.loc)
 
 

@@ -5,18 +5,23 @@ of charts.pdf are shown as labelled page outlines of the PDF's own page size."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain, compress
+from operator import itemgetter
+from pathlib import Path
 
 from compiler.backends.art.display import Drawing, Rect
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.raster import INSET_SUPERSAMPLE, SCALE, rasterize
 from compiler.backends.rendercache import RenderCache, digest_key, parallel_map
+from compiler.backends.sheets import impose as impose_module
 from compiler.backends.sheets.faces import FaceRef
 from compiler.backends.sheets.impose import Imposition, Placement, impose
 from compiler.backends.sheets.impose import Rect as Slot
@@ -51,37 +56,155 @@ def page_sizes(pdf: bytes) -> list[tuple[float, float]]:
 Face = tuple[FaceRef, Slot]
 
 
+Spot = tuple[int, int, int]
+"""A face on a sheet page: its piece's index in the document, 0 for the piece's front or 1
+for its back, and the index of its slot in the plan's slots."""
+Place = tuple[float, float, float, float]
+"""A slot as x, y, width and height in points."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Where every face of a document goes: each sheet page as the spots of its faces in
+    order, and the slots they name."""
+
+    slots: tuple[Place, ...]
+    pages: tuple[tuple[Spot, ...], ...]
+
+
 def sheet_faces(doc: SheetDoc, options: SheetOptions) -> list[list[Face]]:
     """The faces of every sheet page the PDF starts with, in its order: fronts, then mirrored
     backs (one page each), or fronts and backs on one gutter-fold page."""
+    plan = sheet_plan(doc, options)
+    return [_page_faces(doc, plan, page) for page in range(len(plan.pages))]
+
+
+def sheet_plan(doc: SheetDoc, options: SheetOptions) -> Plan:
+    """The plan of the sheet pages (see sheet_faces), from the imposition."""
     imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
-    pages: list[list[Face]] = []
-    for sheet in range(imposition.sheets):
-        placed = imposition.on_sheet(sheet)
-        fronts = _faces(doc, placed, "front")
-        backs = _faces(doc, placed, "back")
+    slots: dict[Place, int] = {}
+    pages: list[tuple[Spot, ...]] = []
+    for placed in _by_sheet(imposition):
+        fronts = _spots(doc, placed, 0, slots)
+        backs = _spots(doc, placed, 1, slots)
         if imposition.mode == "gutter-fold":
             pages.append(fronts + backs)
             continue
         pages.append(fronts)
-        if _has_back_page(imposition, backs):
+        if imposition.mode == "mirror" and backs:
             pages.append(backs)
-    return pages
+    return Plan(tuple(slots), tuple(pages))
 
 
-def _has_back_page(imposition: Imposition, backs: list[Face]) -> bool:
-    return imposition.mode == "mirror" and bool(backs)
+def _by_sheet(imposition: Imposition) -> list[list[Placement]]:
+    """The placements of each sheet, in slot order (Imposition.on_sheet of every sheet, in
+    one pass: a large game has a hundred sheets of thousands of placements)."""
+    sheets: list[list[Placement]] = [[] for _ in range(imposition.sheets)]
+    for placement in imposition.placements:
+        sheets[placement.sheet].append(placement)
+    return sheets
 
 
-def _faces(doc: SheetDoc, placed: Sequence[Placement], side: str) -> list[Face]:
-    out: list[Face] = []
+def _spots(
+    doc: SheetDoc, placed: Sequence[Placement], side: int, slots: dict[Place, int]
+) -> tuple[Spot, ...]:
+    """The faces of one side of a sheet's placements that are printed (a piece without a
+    back has none), their slots numbered in `slots` as they come."""
+    out: list[Spot] = []
     for placement in placed:
         piece = doc.pieces[placement.item]
-        ref = piece.front if side == "front" else piece.back
-        slot = placement.front if side == "front" else placement.back
+        ref = piece.back if side else piece.front
+        slot = placement.back if side else placement.front
         if ref is not None and slot is not None:
-            out.append((ref, slot))
-    return out
+            number = slots.setdefault((slot.x, slot.y, slot.w, slot.h), len(slots))
+            out.append((placement.item, side, number))
+    return tuple(out)
+
+
+def _page_faces(doc: SheetDoc, plan: Plan, page: int) -> list[Face]:
+    """The faces of one page of the plan, with their slots."""
+    return [
+        (_face_ref(doc, item, side), Slot(*plan.slots[number]))
+        for item, side, number in plan.pages[page]
+    ]
+
+
+def _face_ref(doc: SheetDoc, item: int, side: int) -> FaceRef:
+    """The front (side 0) or back (1) of a piece a plan names (a printed one: _read_plan)."""
+    piece = doc.pieces[item]
+    ref = piece.back if side else piece.front
+    assert ref is not None
+    return ref
+
+
+def _plan_key(doc: SheetDoc, options: SheetOptions) -> str:
+    """The cache key of a document's plan: what the imposition is made from (the options,
+    the slot size, each piece's copies and whether it has a back) and the code that makes
+    it."""
+    pieces = [(p.copies, p.back is not None) for p in doc.pieces]
+    made = repr((options, doc.slot_mm, pieces, _plan_code()))
+    return digest_key("preview-plan", hashlib.sha256(made.encode()).hexdigest())
+
+
+@functools.cache
+def _plan_code() -> str:
+    """A digest of the code a plan is made by (the imposition and this module)."""
+    digest = hashlib.sha256()
+    for path in (Path(__file__), Path(impose_module.__file__)):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _known_plan(doc: SheetDoc, options: SheetOptions, cache: RenderCache) -> Plan:
+    """The document's plan from the cache (a warm build of a large game imposed tens of
+    thousands of copies again to find the same pages), else made and kept there."""
+    key = _plan_key(doc, options)
+    found = cache.get(key)
+    if found is not None:
+        plan = _read_plan(found, doc)
+        if plan is not None:
+            return plan
+    plan = sheet_plan(doc, options)
+    cache.put(key, marshal.dumps((plan.slots, plan.pages)))
+    return plan
+
+
+def _read_plan(data: bytes, doc: SheetDoc) -> Plan | None:
+    """A plan read back, when it has the shape `_known_plan` writes and names only printed
+    faces and slots there are; None for any other bytes."""
+    try:
+        read = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if type(read) is not tuple or len(read) != 2:
+        return None
+    slots, pages = read
+    if not _all(slots, tuple) or not all(len(s) == 4 and _all(s, float) for s in slots):
+        return None
+    if not _all(pages, tuple) or not all(_all(page, tuple) for page in pages):
+        return None
+    spots = list(chain.from_iterable(pages))
+    if not set(map(len, spots)) <= {3} or not set(map(type, chain(*spots))) <= {int}:
+        return None
+    return Plan(slots, pages) if _names_printed_faces(doc, spots, len(slots)) else None
+
+
+def _names_printed_faces(doc: SheetDoc, spots: list[Spot], slots: int) -> bool:
+    """Whether each spot names a piece of the document, its front or a back it has, and one
+    of `slots` slots (in passes that stay in C, but for the pieces with backs)."""
+    if not spots:
+        return True
+    items, sides, numbers = (list(map(itemgetter(n), spots)) for n in range(3))
+    if min(items) < 0 or max(items) >= len(doc.pieces) or not set(sides) <= {0, 1}:
+        return False
+    if min(numbers) < 0 or max(numbers) >= slots:
+        return False
+    return all(doc.pieces[item].back is not None for item in set(compress(items, sides)))
+
+
+def _all(values: object, kind: type) -> bool:
+    """Whether `values` is a tuple of values of type `kind` (none of a subtype)."""
+    return type(values) is tuple and set(map(type, values)) <= {kind}
 
 
 def sheet_thumbs(
@@ -92,8 +215,9 @@ def sheet_thumbs(
     pixels from the cache too, so a warm build rasterises only the faces that changed), the
     rest as outlines."""
     sizes = page_sizes(pdf)
-    pages = sheet_faces(doc, options)
-    keys = [_page_key(options.page_pt, faces) for faces in pages]
+    plan = _known_plan(doc, options, cache)
+    identities = _identities(doc)
+    keys = _page_keys(options.page_pt, identities, plan)
     made: dict[str, bytes] = {}
     todo: dict[str, int] = {}
     for index, key in enumerate(keys):
@@ -101,12 +225,13 @@ def sheet_thumbs(
         if found is not None:
             made[key] = found
             # its faces stay as long as the page does: drawn again, it finds them
-            cache.keep(_face_key(ref, slot, options.page_pt[1]) for ref, slot in pages[index])
+            cache.keep(_plan_face_keys(identities, plan, index, options.page_pt[1]))
         elif key not in todo:
             todo[key] = index
     drawings: dict[str, Drawing] = {}
     jobs = [
-        partial(_draw_page, options.page_pt, pages[i], drawings, cache.get) for i in todo.values()
+        partial(_draw_page, options.page_pt, _page_faces(doc, plan, i), drawings, cache.get)
+        for i in todo.values()
     ]
     for key, result in zip(todo, parallel_map(jobs), strict=True):
         png, faces = marshal.loads(result)
@@ -122,12 +247,54 @@ def sheet_thumbs(
 
 
 def _page_key(page: tuple[float, float], faces: list[Face]) -> str:
+    """The cache key of a page's thumbnail: the page's size and each face's look and slot
+    (what _page_keys works out for every page of a plan at once)."""
     digest = hashlib.sha256(f"{page[0]:.3f}x{page[1]:.3f}:{THUMB_HEIGHT}".encode())
     for ref, slot in faces:
         digest.update(
             f"\n{ref.identity}@{slot.x:.3f},{slot.y:.3f},{slot.w:.3f},{slot.h:.3f}".encode()
         )
     return digest_key("preview-page", digest.hexdigest())
+
+
+def _identities(doc: SheetDoc) -> list[tuple[str, str]]:
+    """The identities of each piece's front and back ("" for none: a plan names none)."""
+    return [(p.front.identity, "" if p.back is None else p.back.identity) for p in doc.pieces]
+
+
+def _page_keys(
+    page: tuple[float, float], identities: list[tuple[str, str]], plan: Plan
+) -> list[str]:
+    """The `_page_key` of every page of the plan (`identities`: of each piece's front and
+    back), each slot's text worked out once."""
+    places = [f"@{x:.3f},{y:.3f},{w:.3f},{h:.3f}" for x, y, w, h in plan.slots]
+    head = f"{page[0]:.3f}x{page[1]:.3f}:{THUMB_HEIGHT}".encode()
+    keys = []
+    for spots in plan.pages:
+        digest = hashlib.sha256(head)
+        for item, side, number in spots:
+            digest.update(f"\n{identities[item][side]}{places[number]}".encode())
+        keys.append(digest_key("preview-page", digest.hexdigest()))
+    return keys
+
+
+def _plan_face_keys(
+    identities: list[tuple[str, str]], plan: Plan, page: int, page_height: float
+) -> list[str]:
+    """The `_face_key` of each face of a page of the plan (`identities` as for _page_keys),
+    the common parts of the keys joined once (a warm build keeps the faces of every page it
+    finds: tens of thousands of keys)."""
+    head = digest_key("preview-face", "")
+    tails: dict[float, str] = {}
+    keys = []
+    for item, side, number in plan.pages[page]:
+        slot = plan.slots[number]
+        tail = tails.get(slot[3])
+        if tail is None:
+            pixels = _face_pixels(Slot(*slot), page_height)
+            tail = tails[slot[3]] = f":{pixels}:{FACE_SUPERSAMPLE}"
+        keys.append(head + identities[item][side] + tail)
+    return keys
 
 
 FACE_SUPERSAMPLE = max(SCALE, INSET_SUPERSAMPLE)

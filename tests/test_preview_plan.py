@@ -1,0 +1,126 @@
+"""The plan of the sheet pages the preview's thumbnails are drawn from (preview.thumbs): kept
+in the preview's cache, it gives the pages, faces and keys the imposition gives, and a plan
+entry of another shape, or naming faces or slots there are not, is a miss."""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compiler.backends.preview import thumbs
+from compiler.backends.rendercache import RenderCache
+from compiler.backends.sheets.build import sheet_docs
+from compiler.backends.sheets.impose import Rect, impose
+from compiler.backends.sheets.options import SheetOptions
+from compiler.backends.sheets.pdf import SheetDoc
+from compiler.load.game import load_game
+from tests.conftest import SOURCES
+
+
+def counters(duplex: str) -> tuple[SheetDoc, SheetOptions]:
+    game = load_game(SOURCES / "asia_engulfed").game
+    assert game is not None
+    options = SheetOptions(duplex=duplex)  # type: ignore[arg-type]
+    return sheet_docs(game, options)["counters.pdf"]
+
+
+def imposed(doc: SheetDoc, options: SheetOptions) -> list[list[tuple[str, Rect]]]:
+    """The faces of each sheet page as the imposition places them, sheet by sheet."""
+    imposition = impose([p.copies for p in doc.pieces], options, doc.slot_mm)
+    pages = []
+    for sheet in range(imposition.sheets):
+        placed = imposition.on_sheet(sheet)
+        fronts = [(doc.pieces[p.item].front.identity, p.front) for p in placed]
+        backs = [
+            (back.identity, p.back)
+            for p in placed
+            if (back := doc.pieces[p.item].back) is not None and p.back is not None
+        ]
+        if options.duplex == "gutter-fold":
+            pages.append(fronts + backs)
+            continue
+        pages.append(fronts)
+        if options.duplex == "mirror" and backs:
+            pages.append(backs)
+    return pages
+
+
+@pytest.mark.parametrize("duplex", ["mirror", "gutter-fold", "none"])
+def test_the_plan_gives_the_imposed_pages_and_their_keys(duplex: str) -> None:
+    doc, options = counters(duplex)
+    pages = thumbs.sheet_faces(doc, options)
+    assert [[(ref.identity, slot) for ref, slot in page] for page in pages] == imposed(doc, options)
+    plan = thumbs.sheet_plan(doc, options)
+    identities = thumbs._identities(doc)
+    assert thumbs._page_keys(options.page_pt, identities, plan) == [
+        thumbs._page_key(options.page_pt, faces) for faces in pages
+    ]
+    height = options.page_pt[1]
+    for number, faces in enumerate(pages):
+        assert thumbs._plan_face_keys(identities, plan, number, height) == [
+            thumbs._face_key(ref, slot, height) for ref, slot in faces
+        ]
+
+
+def test_a_plan_is_kept_and_read_back(tmp_path: Path) -> None:
+    doc, options = counters("mirror")
+    cache = RenderCache(tmp_path / "preview.pack")
+    made = thumbs._known_plan(doc, options, cache)
+    cache.save()
+    again = RenderCache(tmp_path / "preview.pack")
+    assert thumbs._known_plan(doc, options, again) == made
+    assert again.hits == 1 and again.misses == 0
+
+
+def test_a_plan_for_other_copies_is_not_this_documents() -> None:
+    doc, options = counters("mirror")
+    more = replace(doc, pieces=(replace(doc.pieces[0], copies=9), *doc.pieces[1:]))
+    fewer = replace(doc, pieces=(replace(doc.pieces[0], back=None), *doc.pieces[1:]))
+    keys = {thumbs._plan_key(d, options) for d in (doc, more, fewer)}
+    keys.add(thumbs._plan_key(doc, SheetOptions(duplex="none")))
+    assert len(keys) == 4
+
+
+SLOT = (1.0, 2.0, 3.0, 4.0)
+
+
+def entry(slots: object, spots: object) -> bytes:
+    """A plan entry of one page."""
+    return marshal.dumps((slots, (spots,)))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "entry_bytes",
+    [
+        b"",
+        b"garbage",
+        marshal.dumps(["a list"]),
+        entry((), ((0, 0, 0),)),  # a slot there is not
+        entry((SLOT,), ((10**6, 0, 0),)),  # a piece there is not
+        entry((SLOT,), ((-1, 0, 0),)),
+        entry((SLOT,), ((0, 2, 0),)),  # a third side
+        entry((SLOT,), ((0, 0, 1),)),
+        entry(((1.0, 2.0, 3.0),), ((0, 0, 0),)),  # a slot of three numbers
+        entry((SLOT,), ((0, 0),)),  # a spot of two
+        entry(((1, 2, 3, 4),), ((0, 0, 0),)),  # ints, not floats
+        entry((SLOT,), [(0, 0, 0)]),  # a list, not a tuple
+        entry((SLOT,), ((0.0, 0, 0),)),
+    ],
+)
+def test_a_plan_entry_of_another_shape_is_a_miss(tmp_path: Path, entry_bytes: bytes) -> None:
+    doc, options = counters("mirror")
+    assert thumbs._read_plan(entry(((SLOT,)), ((0, 0, 0),)), doc) is not None
+    assert thumbs._read_plan(entry_bytes, doc) is None
+    cache = RenderCache(tmp_path / "preview.pack")
+    cache.put(thumbs._plan_key(doc, options), entry_bytes)
+    assert thumbs._known_plan(doc, options, cache) == thumbs.sheet_plan(doc, options)
+
+
+def test_a_back_the_piece_does_not_have_is_a_miss() -> None:
+    doc, _options = counters("mirror")
+    doc = replace(doc, pieces=(replace(doc.pieces[0], back=None), *doc.pieces[1:]))
+    assert thumbs._read_plan(entry((SLOT,), ((0, 1, 0),)), doc) is None
+    assert thumbs._read_plan(entry((SLOT,), ((0, 0, 0),)), doc) is not None
