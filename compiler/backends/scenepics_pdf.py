@@ -5,6 +5,7 @@ vector paths and text (the overlay drawing, its faces as forms, as the charts dr
 from __future__ import annotations
 
 import hashlib
+import marshal
 import math
 import zlib
 from dataclasses import dataclass
@@ -14,11 +15,12 @@ from PIL import Image
 
 from compiler.backends.art.colours import RGB
 from compiler.backends.charts.pages import Placed, room
-from compiler.backends.pdf.content import Canvas, drawing_form
+from compiler.backends.pdf.content import Canvas, KeptForms, drawing_form
 from compiler.backends.pdf.document import Box as BoxPt
 from compiler.backends.pdf.document import (
     Content,
     PdfDocument,
+    compress,
     decode_content,
     encode_content,
 )
@@ -39,6 +41,31 @@ DPI = 200
 PAGE_SHARE = 0.35
 """A picture takes at most this share of a page's height (narrower when its boards are tall),
 so that it fits beside or under its card's table."""
+PRINTED_LOOK = "lanczos-flate"
+"""How a board's printed image is made (resampled with LANCZOS, compressed by
+pdf.document.compress): part of its cache key, to be changed with either."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board image of a picture as the cache keeps it: its size in pixels, a digest of its
+    pixels (which, with the printed size, keys its printed image in the cache) and its RGB
+    pixels compressed. The pixels are decompressed only when the board is printed at a size
+    the cache does not hold: a picture read back from the cache is printed from its boards'
+    cached printed images."""
+
+    size: tuple[int, int]
+    digest: str
+    pixels: bytes
+
+    @classmethod
+    def of(cls, image: Image.Image) -> Board:
+        raw = image.convert("RGB").tobytes()
+        return cls(image.size, hashlib.sha1(raw).hexdigest(), zlib.compress(raw, 1))
+
+    def image(self) -> Image.Image:
+        """The board's pixels as an RGB image."""
+        return Image.frombytes("RGB", self.size, zlib.decompress(self.pixels))
 
 
 @dataclass(frozen=True)
@@ -56,10 +83,13 @@ class Picture:
     """The part of the picture shown, in its pixels: its boards (the reinforcements and decks
     are tables of the card's own)."""
     panels: tuple[tuple[int, int, int], ...]
-    boards: tuple[Image.Image, ...]
+    boards: tuple[Board, ...]
     scene_height: int
     overlay: tuple[str, Content, BoxPt]
     landscape: bool = False
+    forms: tuple[str, ...] = ()
+    """The cache entries of the overlay's faces as forms (pdf.content.KeptForms), kept as
+    long as the picture is: a picture drawn again reads back the faces it still shows."""
 
 
 def setup_scenario(game: GameData, chart: Chart) -> Scenario | None:
@@ -86,18 +116,29 @@ def setup_picture(
     if scenario is None:
         return None
     key = digest_key(
-        "setup-picture", picture_key(game, scenario, options.lang), repr(options.page_pt)
+        "setup-picture-2", picture_key(game, scenario, options.lang), repr(options.page_pt)
     )
     found = cache.get(key) if cache is not None else None
     if found is not None:
-        return _decoded(found)
-    made = _picture(scenario_scene(game, scenario, options.lang, cache), options)
+        try:
+            picture = _decoded(found)
+        except (ValueError, TypeError, KeyError):
+            pass  # not a picture (damaged cache data): drawn again
+        else:
+            if cache is not None and picture is not None:
+                cache.keep(picture.forms)
+            return picture
+    made = _picture(scenario_scene(game, scenario, options.lang, cache), options, cache)
     if cache is not None:
         cache.put(key, _encoded(made))
     return made
 
 
-def _picture(scene: Scene, options: SheetOptions) -> Picture | None:
+def _picture(
+    scene: Scene, options: SheetOptions, cache: RenderCache | None = None
+) -> Picture | None:
+    """The scene as a picture for a portrait page of `options`; its faces' forms kept in
+    `cache` when given."""
     if not scene.panels:
         return None
     room_width, room_height = room(options.page_pt, False)
@@ -105,35 +146,42 @@ def _picture(scene: Scene, options: SheetOptions) -> Picture | None:
     columns = max(panel.width for panel in scene.panels)
     height = min(room_width * rows / columns, PAGE_SHARE * room_height)
     panels = tuple((panel.top, panel.width, panel.height) for panel in scene.panels)
-    overlay = drawing_form(scene.overlay)
+    forms = KeptForms(cache) if cache is not None else None
+    overlay = drawing_form(scene.overlay, forms)
+    boards = tuple(Board.of(board) for board in scene.boards)
     return Picture(
-        height * columns / rows, height, rows, columns, panels, scene.boards, scene.height, overlay
+        height * columns / rows,
+        height,
+        rows,
+        columns,
+        panels,
+        boards,
+        scene.height,
+        overlay,
+        forms=tuple(forms.keys) if forms is not None else (),
     )
 
 
 def _encoded(picture: Picture | None) -> bytes:
     """A picture as cache bytes (b"" for none): the overlay form's content, then the rest, the
-    boards' pixels compressed."""
+    boards as they are kept (Board)."""
     if picture is None:
         return b""
     name, content, box = picture.overlay
-    boards = tuple(
-        (board.width, board.height, zlib.compress(board.convert("RGB").tobytes(), 1))
-        for board in picture.boards
-    )
+    boards = tuple((*board.size, board.digest, board.pixels) for board in picture.boards)
     sizes = (picture.width, picture.height, picture.rows, picture.columns, picture.scene_height)
-    return encode_content(content, name, box, sizes, picture.panels, boards)
+    return encode_content(content, name, box, sizes, picture.panels, boards, picture.forms)
 
 
 def _decoded(data: bytes) -> Picture | None:
-    """The inverse of _encoded."""
+    """The inverse of _encoded; ValueError or TypeError when the bytes are not a picture."""
     if not data:
         return None
     content, extra = decode_content(data)
-    name, box, sizes, panels, boards = cast(tuple[Any, ...], extra)
+    name, box, sizes, panels, boards, forms = cast(tuple[Any, ...], extra)
     width, height, rows, columns, scene_height = sizes
     images = tuple(
-        Image.frombytes("RGB", (w, h), zlib.decompress(pixels)) for w, h, pixels in boards
+        Board((int(w), int(h)), str(digest), bytes(pixels)) for w, h, digest, pixels in boards
     )
     return Picture(
         float(width),
@@ -144,11 +192,19 @@ def _decoded(data: bytes) -> Picture | None:
         images,
         int(scene_height),
         (str(name), content, (box[0], box[1], box[2], box[3])),
+        forms=tuple(str(key) for key in forms),
     )
 
 
-def show_picture(pdf: PdfDocument, canvas: Canvas, picture: Picture, where: Placed) -> list[str]:
-    """Draw the picture at its place on the page; the names of the images the page shows."""
+def show_picture(
+    pdf: PdfDocument,
+    canvas: Canvas,
+    picture: Picture,
+    where: Placed,
+    cache: RenderCache | None = None,
+) -> list[str]:
+    """Draw the picture at its place on the page; the names of the images the page shows
+    (each board's printed image read from `cache` when it holds it, see board_image)."""
     width, height = picture.width * where.scale, picture.height * where.scale
     per_pixel = width / picture.columns
     canvas.save()
@@ -159,11 +215,7 @@ def show_picture(pdf: PdfDocument, canvas: Canvas, picture: Picture, where: Plac
         picture.panels, picture.boards, strict=True
     ):
         w, h = panel_width * per_pixel, panel_height * per_pixel
-        shown = _printed(board, w, h)
-        pixels = shown.tobytes()
-        image = f"board.{hashlib.sha1(pixels).hexdigest()[:16]}"
-        if image not in pdf.forms:
-            pdf.add_image(image, shown.size, pixels)
+        image = board_image(pdf, board, printed_size(board.size, w, h), cache)
         names.append(image)
         tag = pdf_name(image).decode("ascii")
         bottom = top - (panel_top + panel_height) * per_pixel
@@ -179,10 +231,51 @@ def show_picture(pdf: PdfDocument, canvas: Canvas, picture: Picture, where: Plac
     return names
 
 
-def _printed(board: Image.Image, width_pt: float, height_pt: float) -> Image.Image:
-    """The board image at `DPI` where it is printed `width_pt` × `height_pt` (never larger
-    than the picture's own board image)."""
+def printed_size(board: tuple[int, int], width_pt: float, height_pt: float) -> tuple[int, int]:
+    """The size in pixels of a board image (of size `board`) printed `width_pt` × `height_pt`
+    at `DPI`: never larger than the picture's own board image."""
     size = (math.ceil(width_pt * DPI / 72), math.ceil(height_pt * DPI / 72))
-    if size[0] >= board.width or size[1] >= board.height:
+    if size[0] >= board[0] or size[1] >= board[1]:
         return board
-    return board.resize(size, Image.Resampling.LANCZOS)
+    return size
+
+
+def board_image(
+    pdf: PdfDocument, board: Board, size: tuple[int, int], cache: RenderCache | None = None
+) -> str:
+    """The name of the board's image printed at `size` pixels, added to the document unless
+    it holds it already (a map shown on several cards). Its name and compressed samples are
+    kept in `cache` under the board's digest and the size: a warm build neither scales nor
+    compresses a board again (the same bytes as made now)."""
+    key = digest_key("printed-board", PRINTED_LOOK, board.digest, f"{size[0]}x{size[1]}")
+    found = _printed_entry(cache.get(key)) if cache is not None else None
+    if found is None:
+        found = _printed(board, size)
+        if cache is not None:
+            cache.put(key, marshal.dumps(found))
+    name, samples = found
+    if name not in pdf.forms:
+        pdf.add_compressed_image(name, size, samples)
+    return name
+
+
+def _printed(board: Board, size: tuple[int, int]) -> tuple[str, bytes]:
+    """A board's printed image: its name (from its pixels) and its samples compressed."""
+    shown = board.image()
+    if size != board.size:
+        shown = shown.resize(size, Image.Resampling.LANCZOS)
+    pixels = shown.tobytes()
+    return f"board.{hashlib.sha1(pixels).hexdigest()[:16]}", compress(pixels)
+
+
+def _printed_entry(data: bytes | None) -> tuple[str, bytes] | None:
+    """A printed image's cache entry read back; None when there is none or it is damaged."""
+    if data is None:
+        return None
+    try:
+        name, samples = marshal.loads(data)
+    except (EOFError, TypeError, ValueError):
+        return None
+    if not isinstance(name, str) or not isinstance(samples, bytes):
+        return None
+    return name, samples

