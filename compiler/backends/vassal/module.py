@@ -4,12 +4,15 @@ then a deterministic zip written next to its target and renamed over it."""
 from __future__ import annotations
 
 import hashlib
+import marshal
+import mmap
 import os
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from functools import partial
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -36,7 +39,7 @@ from compiler.backends.art.identity import (
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import all_charts, chart_pngs
-from compiler.backends.files import write_atomically
+from compiler.backends.files import write_parts_atomically
 from compiler.backends.pergame import PerGame
 from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
 from compiler.backends.pieceart import load_picture
@@ -159,30 +162,87 @@ class FaceRenderer:
     def finish(self) -> dict[str, str]:
         """Render what the cache lacks; map each key to its image file name."""
         made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
-        self.drawn, self.reused = self.cache.misses, self.cache.hits  # the names not counted
+        self.drawn, self.reused = self.cache.misses, self.cache.hits
+        drawn = set(self.cache.new)
+        table = FaceNames(self.cache.pack, self.lang, self.images)
         names: dict[str, str] = {}
         for key, prefix, _make in self.jobs:
             if key not in names:
-                names[key] = self._store(key, prefix, made[key])
+                names[key] = self._store(key, prefix, made[key], table, key not in drawn)
         self.cache.save()
+        table.save()
         return {**names, **self.pictures}
 
-    def _store(self, key: str, prefix: str, data: bytes) -> str:
+    def _store(self, key: str, prefix: str, data: bytes, table: FaceNames, cached: bool) -> str:
         """Store a face; its file name. The name (a digest of the bytes) and the CRC-32 of a
-        face follow from its key as its bytes do: they are kept in the cache beside the face
-        (under `<key>` NUL `name`: no face's key holds a NUL), so a face drawn before is not
-        hashed again, here or in the zip."""
-        kept = self.cache.get(f"{key}\0name")
+        face read from the cache follow from its key as its bytes do: they are kept in the
+        table of the build before (`FaceNames`), so such a face is not hashed again, here or
+        in the zip. A face drawn by this build is hashed."""
+        kept = table.kept(key, prefix, len(data)) if cached else None
         if kept is not None:
-            name, crc, size = kept.decode("ascii").split(":")
-            if int(size) == len(data) and name.startswith(f"{prefix}-"):
-                self.store.files[name] = data
-                self.store.crcs[name] = int(crc)
-                return name
-        name = self.store.add_png(data, prefix)
-        self.store.crcs[name] = zlib.crc32(data)
-        self.cache.put(f"{key}\0name", f"{name}:{self.store.crcs[name]}:{len(data)}".encode())
+            name, crc = kept
+            self.store.files[name] = data
+        else:
+            name = self.store.add_png(data, prefix)
+            crc = zlib.crc32(data)
+        self.store.crcs[name] = crc
+        table.note(key, name, crc, len(data))
         return name
+
+
+class FaceNames:
+    """The file name and CRC-32 of every face of a build, by the face's key, kept for the next
+    build in one file beside the render cache's pack (`<pack>.names-<language and kind>`): read
+    and written whole, once per build (a warm build of 8,000 counters looked 12,860 of them
+    up in the pack one by one). A missing or damaged table is empty: every face is hashed."""
+
+    def __init__(self, pack: Path | None, lang: str, images: str) -> None:
+        kind = hashlib.sha256(f"{lang}:{images}".encode()).hexdigest()[:12]
+        self.path = pack.with_name(f"{pack.name}.names-{kind}") if pack is not None else None
+        self.before = _read_names(self.path) if self.path is not None else {}
+        self.now: dict[str, tuple[str, int, int]] = {}
+
+    def kept(self, key: str, prefix: str, size: int) -> tuple[str, int] | None:
+        """(name, CRC-32) the build before gave the face of `key`, when it gave one of this
+        size and prefix."""
+        found = self.before.get(key)
+        if type(found) is not tuple or len(found) != 3:
+            return None
+        name, crc, length = found
+        if type(name) is not str or type(crc) is not int or length != size:
+            return None
+        return (name, crc) if name.startswith(f"{prefix}-") else None
+
+    def note(self, key: str, name: str, crc: int, size: int) -> None:
+        self.now[key] = (name, crc, size)
+
+    def save(self) -> None:
+        """Write this build's table when it is not the one read (replaced whole, atomically)."""
+        if self.path is None or self.now == self.before:
+            return
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        payload = marshal.dumps(self.now)
+        try:
+            temporary.write_bytes(CHECKSUM.pack(zlib.crc32(payload)) + payload)
+            os.replace(temporary, self.path)
+        except OSError:
+            temporary.unlink(missing_ok=True)  # not kept: the next build hashes its faces
+
+
+CHECKSUM = struct.Struct("<I")
+"""The CRC-32 of a names table, before it (a table whose bytes do not match it is not read)."""
+
+
+def _read_names(path: Path) -> dict[object, object]:
+    """A names table written before; empty when missing, damaged or not one."""
+    try:
+        data = path.read_bytes()
+        (crc,) = CHECKSUM.unpack_from(data)
+        payload = memoryview(data)[CHECKSUM.size :]
+        table = marshal.loads(payload) if zlib.crc32(payload) == crc else None
+    except (OSError, EOFError, ValueError, TypeError, struct.error):
+        return {}
+    return table if type(table) is dict else {}
 
 
 def _queue_units(
@@ -454,7 +514,7 @@ class ZipEntry(NamedTuple):
     crc: int
     size: int
     deflated: bool
-    data: bytes | memoryview  # a view into the module read before, for a copied entry
+    data: bytes | memoryview  # a view into the module mapped before, for a copied entry
 
 
 def zip_entry(data: bytes, deflate: bool) -> ZipEntry:
@@ -470,7 +530,11 @@ def is_stored(name: str) -> bool:
     return name.lower().endswith(ALREADY_COMPRESSED)
 
 
-def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
+Module = bytes | mmap.mmap
+"""A module written before: its bytes, or the file mapped (read where an entry is copied)."""
+
+
+def reusable_entries(previous: Module) -> dict[str, ZipEntry]:
     """The deflated entries of a module written before, as they lie in it: what `zip_bytes`
     copies instead of deflating a face (or the build file, when it did not change) again.
     Reads the central directory `_write_zip` writes (no zip64, no comment); a module it cannot
@@ -479,7 +543,7 @@ def reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
         return _reusable_entries(previous)
 
 
-def _reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
+def _reusable_entries(previous: Module) -> dict[str, ZipEntry]:
     out: dict[str, ZipEntry] = {}
     at = len(previous) - END.size
     if at < 0 or previous[at : at + 4] != b"PK\x05\x06":
@@ -490,7 +554,7 @@ def _reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
     view = memoryview(previous)
     position = offset
     for _ in range(count):
-        if not previous.startswith(b"PK\x01\x02", position):
+        if previous[position : position + 4] != b"PK\x01\x02":
             return {}
         fields = CENTRAL.unpack_from(previous, position)
         flags, method, crc, packed, size, name_length = (fields[5], fields[6], *fields[9:13])
@@ -499,7 +563,7 @@ def _reusable_entries(previous: bytes) -> dict[str, ZipEntry]:
         if flags & 0x1 or method != zipfile.ZIP_DEFLATED:
             continue
         local = fields[-1]
-        if not previous.startswith(b"PK\x03\x04", local):
+        if previous[local : local + 4] != b"PK\x03\x04":
             return {}
         data_at = local + LOCAL.size + sum(LOCAL_LENGTHS.unpack_from(previous, local + 26))
         data = view[data_at : data_at + packed]
@@ -535,10 +599,13 @@ def zip_bytes(
     The rest is deflated on every core (zlib lets go of the GIL). `crcs` gives the CRC-32 of
     files whose checksum is known (`ModulePlan.image_crcs`): they are not read to find it."""
     with no_cyclic_gc():  # an entry record per file, none of them cyclic
-        return _zip_bytes(files, reuse or {}, crcs or {})
+        return _write_zip(_zip_entries(files, reuse or {}, crcs or {}))
 
 
-def _zip_bytes(files: dict[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]) -> bytes:
+def _zip_entries(
+    files: dict[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]
+) -> list[tuple[str, ZipEntry]]:
+    """Every file as its zip entry, in name order (see `zip_bytes`)."""
     names = sorted(files)
     entries: dict[str, ZipEntry] = {}
     todo: list[str] = []
@@ -556,7 +623,7 @@ def _zip_bytes(files: dict[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[s
             continue
         todo.append(name)
     entries.update(_deflate_all(files, todo))
-    return _write_zip([(name, entries[name]) for name in names])
+    return [(name, entries[name]) for name in names]
 
 
 def _same_content(name: str, data: bytes, old: ZipEntry, crc: int | None) -> bool:
@@ -607,8 +674,15 @@ ATTRIBUTES = 0o644 << 16
 
 
 def _write_zip(entries: list[tuple[str, ZipEntry]]) -> bytes:
+    """The zip file zipfile writes for these entries, as bytes."""
+    return b"".join(_zip_parts(entries))
+
+
+def _zip_parts(entries: list[tuple[str, ZipEntry]]) -> list[bytes | memoryview]:
     """The zip file zipfile writes for these entries (version 2.0, made on Unix, mode 644, no
-    extra fields, UTF-8 flag on non-ASCII names), built in one pass."""
+    extra fields, UTF-8 flag on non-ASCII names), in one pass: its pieces in order (headers,
+    names, the entries' bytes as they are given: a copied entry's is a view into the module
+    before, written out without being copied first)."""
     parts: list[bytes | memoryview] = []
     central: list[bytes] = []
     offset = 0
@@ -633,7 +707,7 @@ def _write_zip(entries: list[tuple[str, ZipEntry]]) -> bytes:
     if len(entries) > 0xFFFF or offset > ZIP64_LIMIT:
         raise ValueError("more than 65,535 entries or 2 GB: zip64 is not written")
     end = END.pack(b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), offset, 0)
-    return b"".join([*parts, directory, end])
+    return [*parts, directory, end]
 
 
 ZIP64_LIMIT = (1 << 31) - 1
@@ -672,16 +746,54 @@ def write_module(
     files = assemble(plan, images, faces.with_name("pieces.pack"))
     file_name = f"{name or game.game.id}.vmod"
     target = (folder or out_dir / game.game.id) / file_name
-    previous = _previous_entries(out_dir / game.game.id / file_name)
-    write_atomically(target, zip_bytes(files, previous, plan.image_crcs))
+    write_zip_file(target, files, out_dir / game.game.id / file_name, plan.image_crcs)
     step("module")
     return target
 
 
-def _previous_entries(module: Path) -> dict[str, ZipEntry]:
-    """The images of the module the last build wrote there (build/<game>/<name>.vmod), if any."""
+def write_zip_file(
+    target: Path, files: dict[str, bytes], before: Path, crcs: dict[str, int] | None = None
+) -> Path:
+    """Write `zip_bytes(files, <the entries of the module at before>, crcs)` to `target`, the
+    same bytes, without making them in memory first: the entries copied from the module
+    before (build/<game>/<name>.vmod, mapped, not read whole: most of a warm build's module)
+    are written from it as they lie there. Atomic as files.write_atomically is: written
+    beside the target, then renamed over it; a failed write leaves the old file."""
+    with _mapped(before) as previous, no_cyclic_gc():
+        write_parts_atomically(target, _module_parts(files, previous, crcs or {}))
+    return target
+
+
+def _module_parts(
+    files: dict[str, bytes], previous: mmap.mmap | None, crcs: dict[str, int]
+) -> Iterator[bytes | memoryview]:
+    """The pieces of the module's zip, in order; the views into the module before are let go
+    as soon as they are written (the mapping is closed after the last)."""
+    reuse = reusable_entries(previous) if previous is not None else {}
+    parts = _zip_parts(_zip_entries(files, reuse, crcs))
+    del reuse
+    parts.reverse()
+    while parts:
+        yield parts.pop()
+
+
+@contextmanager
+def _mapped(module: Path) -> Iterator[mmap.mmap | None]:
+    """The module at `module` mapped for reading, or None (missing, empty, unreadable: a
+    module written before is only ever a source of entries to copy). Modules are replaced by
+    renaming, never rewritten in place, so a mapped one does not change under the build."""
+    mapped = _map(module)
     try:
-        previous = module.read_bytes()
-    except OSError:
-        return {}
-    return reusable_entries(previous)
+        yield mapped
+    finally:
+        if mapped is not None:
+            with suppress(BufferError):  # views still held (an exception's frames): freed later
+                mapped.close()
+
+
+def _map(module: Path) -> mmap.mmap | None:
+    try:
+        with module.open("rb") as handle:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        return None
