@@ -6,14 +6,13 @@ functions that use them), so the commands that need none of them start at once."
 from __future__ import annotations
 
 import dataclasses
-import marshal
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeGuard
 
 from compiler.diagnostics import (
     Finding,
@@ -642,23 +641,14 @@ def read_layout_notes(record: Path | None) -> dict[str, tuple[str, ...]]:
     """Face identity → its layout notes, as the last build that laid out a face kept them:
     empty when there is no record, or it is damaged, of another shape, or written by another
     renderer (its fingerprint differs: every face may lay out differently now)."""
+    from compiler.backends.keptrecord import read_record
     from compiler.backends.rendercache import renderer_fingerprint
 
-    if record is None:
-        return {}
-    try:
-        read = marshal.loads(record.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if type(read) is not tuple or len(read) != 3:
-        return {}
-    form, fingerprint, notes = read
-    if form != LAYOUT_NOTES_FORMAT or fingerprint != renderer_fingerprint():
-        return {}
+    notes = read_record(record, (LAYOUT_NOTES_FORMAT, renderer_fingerprint()))
     return notes if _is_notes(notes) else {}
 
 
-def _is_notes(notes: object) -> bool:
+def _is_notes(notes: object) -> TypeGuard[dict[str, tuple[str, ...]]]:
     """Whether a record read back has the shape `_write_layout_notes` writes: str keys, each
     value a tuple of str (checked in passes that stay in C: tens of thousands of faces)."""
     if type(notes) is not dict:
@@ -684,20 +674,14 @@ def _kept_notes(
 
 
 def _write_layout_notes(record: Path, notes: dict[str, tuple[str, ...]]) -> None:
-    """The record written whole, beside it then renamed over it (a build interrupted leaves
-    the last one); the per-face pack an older build kept the notes in is removed. A cache
-    folder that cannot be written is left as it is: the build reports its output folder's
-    own error when it writes there."""
-    from compiler.backends.files import write_atomically
+    """The record written whole (compiler.backends.keptrecord); the per-face pack an older
+    build kept the notes in is removed."""
+    from compiler.backends.keptrecord import write_record
     from compiler.backends.rendercache import renderer_fingerprint
 
-    data = marshal.dumps((LAYOUT_NOTES_FORMAT, renderer_fingerprint(), notes))
-    try:
-        write_atomically(record, data)
+    if write_record(record, (LAYOUT_NOTES_FORMAT, renderer_fingerprint()), notes):
         for name in _OLD_LAYOUT_NOTES:
             (record.parent / name).unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 def _art_error(game: GameData, piece_id: str, err: ValueError) -> Finding:

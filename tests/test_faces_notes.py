@@ -107,8 +107,8 @@ def test_only_the_changed_unit_is_laid_out_again(
         b"",
         b"not marshal at all",
         marshal.dumps(["a list"]),
-        marshal.dumps((pipeline.LAYOUT_NOTES_FORMAT, "another renderer", {})),
-        marshal.dumps(("another format", "x", {})),
+        marshal.dumps(((pipeline.LAYOUT_NOTES_FORMAT, "another renderer"), {})),
+        marshal.dumps((("another format", "x"), {})),
         marshal.dumps((pipeline.LAYOUT_NOTES_FORMAT,)),
     ],
 )
@@ -138,7 +138,9 @@ def test_a_record_of_another_shape_is_no_record(
     from compiler.backends.rendercache import renderer_fingerprint
 
     record = tmp_path / pipeline.LAYOUT_NOTES
-    record.write_bytes(marshal.dumps((pipeline.LAYOUT_NOTES_FORMAT, renderer_fingerprint(), notes)))
+    record.write_bytes(
+        marshal.dumps(((pipeline.LAYOUT_NOTES_FORMAT, renderer_fingerprint()), notes))
+    )
     assert pipeline.read_layout_notes(record) == {}
 
 
@@ -153,7 +155,7 @@ def test_stale_notes_of_a_record_that_holds_mostly_other_faces_are_dropped(
     from compiler.backends.rendercache import renderer_fingerprint
 
     record.write_bytes(
-        marshal.dumps((pipeline.LAYOUT_NOTES_FORMAT, renderer_fingerprint(), {**stale, **notes}))
+        marshal.dumps(((pipeline.LAYOUT_NOTES_FORMAT, renderer_fingerprint()), {**stale, **notes}))
     )
     replace_in(warned / "units.yaml", f"{LONG.strip()},", "Short,")
     pipeline.face_findings(loaded(warned), "en", cache)

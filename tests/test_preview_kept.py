@@ -96,9 +96,9 @@ def test_a_damaged_or_foreign_record_is_no_record(
 def test_items_of_another_shape_are_no_items(tmp_path: Path) -> None:
     record = tmp_path / kept.RECORD
     for items in ({"key": b"bytes"}, {1: "html"}, ["html"]):
-        record.write_bytes(marshal.dumps((kept.FORMAT, "shared", items)))
+        record.write_bytes(marshal.dumps(((kept.FORMAT, "shared"), items)))
         assert kept.read_items(record, "shared") == {}
-    record.write_bytes(marshal.dumps((kept.FORMAT, "shared", {"key": "<li>"})))
+    record.write_bytes(marshal.dumps(((kept.FORMAT, "shared"), {"key": "<li>"})))
     assert kept.read_items(record, "shared") == {"key": "<li>"}
     assert kept.read_items(record, "other") == {}
 
@@ -111,7 +111,7 @@ def test_an_item_of_the_record_is_what_the_page_shows(
     out = tmp_path / "out"
     build(mini, out, capsys)
     for record in records(out):
-        form, shared, items = marshal.loads(record.read_bytes())
+        tag, items = marshal.loads(record.read_bytes())
         items = {key: html.replace("b-inf-2", "KEPT-ITEM") for key, html in items.items()}
-        record.write_bytes(marshal.dumps((form, shared, items)))
+        record.write_bytes(marshal.dumps((tag, items)))
     assert b"KEPT-ITEM" in build(mini, out, capsys, "--force")

@@ -13,13 +13,12 @@ record: every item is made again.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from compiler.backends.files import write_atomically
+from compiler.backends.keptrecord import read_record, write_record
 from compiler.backends.rendercache import renderer_fingerprint
 
 RECORD = "preview-units.marshal"
@@ -79,24 +78,13 @@ class KeptItems:
         left too: the build reports its output folder's own error."""
         if self.record is None or (not self.made and self.items.keys() == self.old.keys()):
             return
-        try:
-            write_atomically(self.record, marshal.dumps((FORMAT, self.shared, self.items)))
-        except OSError:
-            pass
+        write_record(self.record, (FORMAT, self.shared), self.items)
 
 
 def read_items(record: Path | None, shared: str) -> dict[str, str]:
     """The items of a record written with the same shared part; empty when there is none, or
     it is damaged or of another shape."""
-    if record is None:
-        return {}
-    try:
-        read = marshal.loads(record.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if type(read) is not tuple or len(read) != 3 or read[:2] != (FORMAT, shared):
-        return {}
-    items = read[2]
+    items = read_record(record, (FORMAT, shared))
     if type(items) is not dict:
         return {}
     if not set(map(type, items)) <= {str} or not set(map(type, items.values())) <= {str}:
