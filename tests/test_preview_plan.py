@@ -124,3 +124,13 @@ def test_a_back_the_piece_does_not_have_is_a_miss() -> None:
     doc = replace(doc, pieces=(replace(doc.pieces[0], back=None), *doc.pieces[1:]))
     assert thumbs._read_plan(entry((SLOT,), ((0, 1, 0),)), doc) is None
     assert thumbs._read_plan(entry((SLOT,), ((0, 0, 0),)), doc) is not None
+
+
+def test_page_keys_change_with_the_code_that_draws_a_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thumbnail drawn by other code is not served from the cache: the page keys hold a
+    digest of the preview's page code."""
+    doc, options = counters("mirror")
+    faces = thumbs.sheet_faces(doc, options)[0]
+    before = thumbs._page_key(options.page_pt, faces)
+    monkeypatch.setattr(thumbs, "_plan_code", lambda: "other code")
+    assert thumbs._page_key(options.page_pt, faces) != before
