@@ -33,7 +33,7 @@ from compiler.backends.art.display import Box, Drawing, Inset, Op
 from compiler.backends.art.identity import deck_identity, marker_identity, unit_identity
 from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.png import encode_png
-from compiler.backends.art.raster import INSET_SUPERSAMPLE, SCALE, rasterize, rasterize_to
+from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.pergame import PerGame
 from compiler.backends.rendercache import RenderCache, cache_key
@@ -212,8 +212,7 @@ def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
         x0, y0, _x1, y1 = inset.box
         height = max(1, round((y1 - y0) * scale[1]))
         face = _face_pixels(inset.drawing, height, faces, made)
-        mask = face if face.mode == "RGBA" else None
-        image.paste(face.convert("RGB"), (round(x0 * scale[0]), round(y0 * scale[1])), mask)
+        lay(image, face, (round(x0 * scale[0]), round(y0 * scale[1])))
     _paint(image, scene.overlay.width, over)
     return encode_png(image)
 
@@ -231,10 +230,6 @@ def _paint(image: Image.Image, width: float, ops: Sequence[Op]) -> None:
         return
     layer = rasterize_to(Drawing(width, tuple(ops)), image.width, image.height)
     image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
-
-
-FACE_SUPERSAMPLE = max(SCALE, INSET_SUPERSAMPLE)
-"""A face's shapes are supersampled as the raster back end does a drawing's insets."""
 
 
 def _face_pixels(

@@ -72,16 +72,26 @@ def rasterize_to(
     return result
 
 
+FACE_SUPERSAMPLE = max(SCALE, INSET_SUPERSAMPLE)
+"""How a face laid in a drawing rasterised at the default supersampling is supersampled
+(the pictures that lay faces rasterised one by one use it to get the same pixels)."""
+
+
 def _inset(result: Image.Image, op: Inset, scale: tuple[float, float], k: int) -> None:
     """A nested drawing rasterised at its final size and laid over the result."""
     x0, y0, _x1, y1 = op.box
-    left, top = round(x0 * scale[0]), round(y0 * scale[1])
     height = max(1, round((y1 - y0) * scale[1]))
     image = _inset_image(op.drawing, height, max(k, INSET_SUPERSAMPLE))
+    lay(result, image, (round(x0 * scale[0]), round(y0 * scale[1])))
+
+
+def lay(result: Image.Image, image: Image.Image, at: tuple[int, int]) -> None:
+    """A rasterised drawing laid over `result` with its top-left corner at `at`: composited
+    on a transparent result, else pasted through its own transparency (if it has any)."""
     if result.mode == "RGBA":
-        result.alpha_composite(image.convert("RGBA"), (left, top))
+        result.alpha_composite(image.convert("RGBA"), at)
     else:
-        result.paste(image.convert("RGB"), (left, top), image if image.mode == "RGBA" else None)
+        result.paste(image.convert("RGB"), at, image if image.mode == "RGBA" else None)
 
 
 _INSETS: dict[tuple[int, int, int], tuple[Drawing, Image.Image]] = {}

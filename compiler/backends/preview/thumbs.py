@@ -19,7 +19,7 @@ from pathlib import Path
 from compiler.backends.art.display import Drawing, Rect
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.pixels import packed, unpacked
-from compiler.backends.art.raster import INSET_SUPERSAMPLE, SCALE, rasterize
+from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize
 from compiler.backends.rendercache import RenderCache, digest_key, parallel_map
 from compiler.backends.sheets import impose as impose_module
 from compiler.backends.sheets.faces import FaceRef
@@ -303,10 +303,6 @@ def _plan_face_keys(
     return keys
 
 
-FACE_SUPERSAMPLE = max(SCALE, INSET_SUPERSAMPLE)
-"""A face is supersampled as the raster back end does a drawing's insets."""
-
-
 def _face_pixels(slot: Slot, page_height: float) -> int:
     """How many pixels tall a face in `slot` is in a thumbnail."""
     return max(1, round(slot.h / page_height * THUMB_HEIGHT))
@@ -354,6 +350,5 @@ def _draw_page(
         face = unpacked(face_pixels)
         left = (slot.x + (slot.w - face_width * slot.h) / 2) / height
         top = (height - slot.top) / height
-        mask = face if face.mode == "RGBA" else None
-        image.paste(face.convert("RGB"), (round(left * scale[0]), round(top * scale[1])), mask)
+        lay(image, face, (round(left * scale[0]), round(top * scale[1])))
     return marshal.dumps((png_bytes(image), new))
