@@ -651,13 +651,15 @@ def read_layout_notes(record: Path | None) -> dict[str, tuple[str, ...]]:
 def _is_notes(notes: object) -> TypeGuard[dict[str, tuple[str, ...]]]:
     """Whether a record read back has the shape `_write_layout_notes` writes: str keys, each
     value a tuple of str (checked in passes that stay in C: tens of thousands of faces)."""
+    from compiler.backends.keptrecord import all_of_type
+
     if type(notes) is not dict:
         return False
     values = notes.values()
     return (
-        set(map(type, notes)) <= {str}
-        and set(map(type, values)) <= {tuple}
-        and set(map(type, chain.from_iterable(values))) <= {str}
+        all_of_type(notes, str)
+        and all_of_type(values, tuple)
+        and all_of_type(chain.from_iterable(values), str)
     )
 
 

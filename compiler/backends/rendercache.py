@@ -24,6 +24,7 @@ from itertools import chain
 from pathlib import Path
 
 from compiler.backends.art.fonts import ALL_FONTS, MissingFont, font_path
+from compiler.backends.keptrecord import all_of_type
 from compiler.resources import shipped_layout_files
 
 ART_SOURCES = Path(__file__).parent / "art"
@@ -287,10 +288,10 @@ def _checked_index(index: object) -> dict[str, tuple[int, int, int, int]]:
         raise ValueError("not an index")
     values = index.values()
     if (
-        not set(map(type, index)) <= {str}
-        or not set(map(type, values)) <= {tuple}
+        not all_of_type(index, str)
+        or not all_of_type(values, tuple)
         or not set(map(len, values)) <= {4}
-        or not set(map(type, chain.from_iterable(values))) <= {int}
+        or not all_of_type(chain.from_iterable(values), int)
         or min(chain.from_iterable(values), default=0) < 0
     ):
         raise ValueError("not an index")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from compiler.backends.keptrecord import read_record, write_record
+from compiler.backends.keptrecord import all_of_type, read_record, write_record
 from compiler.backends.rendercache import renderer_fingerprint
 
 RECORD = "preview-units.marshal"
@@ -87,6 +87,6 @@ def read_items(record: Path | None, shared: str) -> dict[str, str]:
     items = read_record(record, (FORMAT, shared))
     if type(items) is not dict:
         return {}
-    if not set(map(type, items)) <= {str} or not set(map(type, items.values())) <= {str}:
+    if not all_of_type(items, str) or not all_of_type(items.values(), str):
         return {}  # checked in passes that stay in C: thousands of items
     return items

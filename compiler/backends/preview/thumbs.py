@@ -20,6 +20,7 @@ from compiler.backends.art.display import Drawing, Rect
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize
+from compiler.backends.keptrecord import all_of_type
 from compiler.backends.rendercache import RenderCache, digest_key, parallel_map
 from compiler.backends.sheets import impose as impose_module
 from compiler.backends.sheets.faces import FaceRef
@@ -184,7 +185,7 @@ def _read_plan(data: bytes, doc: SheetDoc) -> Plan | None:
     if not _all(pages, tuple) or not all(_all(page, tuple) for page in pages):
         return None
     spots = list(chain.from_iterable(pages))
-    if not set(map(len, spots)) <= {3} or not set(map(type, chain(*spots))) <= {int}:
+    if not set(map(len, spots)) <= {3} or not all_of_type(chain(*spots), int):
         return None
     return Plan(slots, pages) if _names_printed_faces(doc, spots, len(slots)) else None
 
@@ -204,7 +205,7 @@ def _names_printed_faces(doc: SheetDoc, spots: list[Spot], slots: int) -> bool:
 
 def _all(values: object, kind: type) -> bool:
     """Whether `values` is a tuple of values of type `kind` (none of a subtype)."""
-    return type(values) is tuple and set(map(type, values)) <= {kind}
+    return type(values) is tuple and all_of_type(values, kind)
 
 
 def sheet_thumbs(
