@@ -104,7 +104,8 @@ def test_a_thumbnail_drawn_again_takes_its_faces_from_the_cache(
     cold = RenderCache(pack)
     first = thumbs.sheet_thumbs(pdf, doc, options, cold)
     cold.save()
-    page_keys = [thumbs._page_key(options.page_pt, faces) for faces in pages]
+    plan = thumbs.sheet_plan(doc, options)
+    page_keys = thumbs._page_keys(options.page_pt, thumbs._identities(doc), plan)
     rasterised: list[int] = []
 
     def spy(drawing: object, height: int, supersample: int = 4) -> object:

@@ -247,17 +247,6 @@ def sheet_thumbs(
     return thumbs
 
 
-def _page_key(page: tuple[float, float], faces: list[Face]) -> str:
-    """The cache key of a page's thumbnail: the page's size and each face's look and slot
-    (what _page_keys works out for every page of a plan at once)."""
-    digest = hashlib.sha256(_page_head(page))
-    for ref, slot in faces:
-        digest.update(
-            f"\n{ref.identity}@{slot.x:.3f},{slot.y:.3f},{slot.w:.3f},{slot.h:.3f}".encode()
-        )
-    return digest_key("preview-page", digest.hexdigest())
-
-
 def _page_head(page: tuple[float, float]) -> bytes:
     """What every page key starts with: the code that draws a page (this module; the faces'
     looks are in the renderer's fingerprint, in every key), the page's size and the height."""
@@ -272,7 +261,8 @@ def _identities(doc: SheetDoc) -> list[tuple[str, str]]:
 def _page_keys(
     page: tuple[float, float], identities: list[tuple[str, str]], plan: Plan
 ) -> list[str]:
-    """The `_page_key` of every page of the plan (`identities`: of each piece's front and
+    """The cache key of every page's thumbnail — the page's size, then each face's look and
+    slot, in order — for every page of the plan (`identities`: of each piece's front and
     back), each slot's text worked out once."""
     places = [f"@{x:.3f},{y:.3f},{w:.3f},{h:.3f}" for x, y, w, h in plan.slots]
     head = _page_head(page)
