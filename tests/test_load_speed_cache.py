@@ -92,13 +92,20 @@ units:
 """
 
 
-def test_one_changed_unit_is_read_again(tmp_path: Path, item_reads: list[int]) -> None:
+def kept_once(tmp_path: Path) -> tuple[Path, Path]:
+    """UNITS written to units.yaml and read once with the records kept (the build before):
+    the file and the kept records' file."""
     path = tmp_path / "units.yaml"
     path.write_text(UNITS, encoding="utf-8")
     stored = tmp_path / "kept.cache"
     kept = KeptRecords(stored)
     read_file(path, None, kept)
     kept.save()
+    return path, stored
+
+
+def test_one_changed_unit_is_read_again(tmp_path: Path, item_reads: list[int]) -> None:
+    path, stored = kept_once(tmp_path)
     assert item_reads == []  # nothing known: read whole, each item kept
     path.write_text(UNITS.replace("strength: 5", "strength: 3"), encoding="utf-8")
     item_reads.clear()
@@ -109,28 +116,20 @@ def test_one_changed_unit_is_read_again(tmp_path: Path, item_reads: list[int]) -
 
 
 def test_items_moved_down_keep_their_own_lines(tmp_path: Path, item_reads: list[int]) -> None:
-    path = tmp_path / "units.yaml"
-    path.write_text(UNITS, encoding="utf-8")
-    kept = KeptRecords(tmp_path / "kept.cache")
-    read_file(path, None, kept)
-    kept.save()
+    path, stored = kept_once(tmp_path)
     path.write_text(UNITS.replace("  - id: a-3", "  # one more line\n  - id: a-3"), "utf-8")
     item_reads.clear()
-    again = read_file(path, None, KeptRecords(tmp_path / "kept.cache"))
+    again = read_file(path, None, KeptRecords(stored))
     assert item_reads == [8, 11]  # the one the comment ends, and the one moved down
     assert every_field(again) == every_field(read_file(path))
     assert again[0] is not None and again[0].units[2].locate("front.movement").line == 16
 
 
 def test_a_file_mostly_changed_is_read_whole(tmp_path: Path, item_reads: list[int]) -> None:
-    path = tmp_path / "units.yaml"
-    path.write_text(UNITS, encoding="utf-8")
-    kept = KeptRecords(tmp_path / "kept.cache")
-    read_file(path, None, kept)
-    kept.save()
+    path, stored = kept_once(tmp_path)
     path.write_text("# one more line\n" + UNITS, encoding="utf-8")  # every item moved
     item_reads.clear()
-    again = read_file(path, None, KeptRecords(tmp_path / "kept.cache"))
+    again = read_file(path, None, KeptRecords(stored))
     assert item_reads == []
     assert every_field(again) == every_field(read_file(path))
 
@@ -207,12 +206,7 @@ def test_a_damaged_cache_reads_afresh(tmp_path: Path, item_reads: list[int]) -> 
 
 
 def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> None:
-    path = tmp_path / "units.yaml"
-    path.write_text(UNITS, encoding="utf-8")
-    stored = tmp_path / "kept.cache"
-    kept = KeptRecords(stored)
-    read_file(path, None, kept)
-    kept.save()
+    path, stored = kept_once(tmp_path)
     evil = pickle.dumps(Evil(tmp_path / "ran"), protocol=pickle.HIGHEST_PROTOCOL)
     stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), evil)))
     item_reads.clear()
@@ -222,12 +216,7 @@ def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> 
 
 
 def test_a_record_of_another_kind_is_not_taken(tmp_path: Path, item_reads: list[int]) -> None:
-    path = tmp_path / "units.yaml"
-    path.write_text(UNITS, encoding="utf-8")
-    stored = tmp_path / "kept.cache"
-    kept = KeptRecords(stored)
-    read_file(path, None, kept)
-    kept.save()
+    path, stored = kept_once(tmp_path)
     other = pickled((Text("not a unit"), (3, 5)))
     stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), other)))
     item_reads.clear()
