@@ -13,6 +13,8 @@ from typing import Generic, TypeVar
 from compiler.model.gamedata import GameData
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class PerGame(Generic[T]):
@@ -32,3 +34,17 @@ class PerGame(Generic[T]):
     def peek(self, game: GameData) -> T | None:
         """The value for `game` if it is the last game asked about, without making one."""
         return self.value if self.game is game else None
+
+
+class PerGameMemo(PerGame[dict[K, V]]):
+    """Values by key, each made once for the last game asked about."""
+
+    def __init__(self) -> None:
+        super().__init__(dict)
+
+    def get(self, game: GameData, key: K, make: Callable[[], V]) -> V:
+        """The value under `key` for `game`: made by `make` the first time it is asked for."""
+        memo = self.of(game)
+        if key not in memo:
+            memo[key] = make()
+        return memo[key]

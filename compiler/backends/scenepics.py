@@ -35,7 +35,7 @@ from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
-from compiler.backends.pergame import PerGame
+from compiler.backends.pergame import PerGame, PerGameMemo
 from compiler.backends.rendercache import RenderCache, cache_key
 from compiler.backends.scenepics_draw import (
     LABEL_ROOM,
@@ -119,8 +119,8 @@ class Scene:
     """Every set-up piece and the box (picture pixels) its face was drawn in."""
 
 
-_SCENES: PerGame[dict[tuple[str, str], Scene]] = PerGame(dict)
-_BOARDS: PerGame[dict[str, Image.Image]] = PerGame(dict)
+_SCENES: PerGameMemo[tuple[str, str], Scene] = PerGameMemo()
+_BOARDS: PerGameMemo[str, Image.Image] = PerGameMemo()
 
 
 def scenario_scene(
@@ -129,11 +129,9 @@ def scenario_scene(
     """The scenario's picture as a scene (made once per game being built). Its boards' scaled
     pixels are kept in `boards` when it is given: a warm build whose boards did not change
     reads them back instead of drawing the boards again (the same pixels)."""
-    memo = _SCENES.of(game)
-    key = (scenario.id, lang)
-    if key not in memo:
-        memo[key] = _scene(game, scenario, lang, boards)
-    return memo[key]
+    return _SCENES.get(
+        game, (scenario.id, lang), functools.partial(_scene, game, scenario, lang, boards)
+    )
 
 
 def _scene(game: GameData, scenario: Scenario, lang: str, cache: RenderCache | None) -> Scene:
@@ -164,22 +162,26 @@ def _board(
     scaled band by band as they are drawn (`art.board.scaled_board`), without encoding them
     and reading them back; from `cache` when drawn before from the same map, layout, terrain,
     art and code."""
-    memo = _BOARDS.of(game)
-    map_id = layout.game_map.id
-    if map_id not in memo:
-        from compiler.backends.art.board import scaled_board
-        from compiler.backends.vassal.boardart import load_board_art
+    return _BOARDS.get(
+        game, layout.game_map.id, functools.partial(_kept_board, game, layout, size, cache)
+    )
 
-        def draw() -> Image.Image:
-            return scaled_board(game, layout, size, load_board_art(game, layout.game_map))
 
-        if cache is None:
-            memo[map_id] = draw()
-        else:
-            art = _art_digests(game, (layout.game_map,))
-            key = cache_key("scaled-board", _fingerprint(), layout, game.game.terrain, art, size)
-            memo[map_id] = unpacked(cache.fetch(key, lambda: packed(draw())))
-    return memo[map_id]
+def _kept_board(
+    game: GameData, layout: MapLayout, size: tuple[int, int], cache: RenderCache | None
+) -> Image.Image:
+    """_board's pixels, drawn, or read from `cache` under what decides them."""
+    from compiler.backends.art.board import scaled_board
+    from compiler.backends.vassal.boardart import load_board_art
+
+    def draw() -> Image.Image:
+        return scaled_board(game, layout, size, load_board_art(game, layout.game_map))
+
+    if cache is None:
+        return draw()
+    art = _art_digests(game, (layout.game_map,))
+    key = cache_key("scaled-board", _fingerprint(), layout, game.game.terrain, art, size)
+    return unpacked(cache.fetch(key, lambda: packed(draw())))
 
 
 def _art_digests(game: GameData, maps: Sequence[GameMap]) -> list[str]:
@@ -302,7 +304,7 @@ def _fingerprint() -> str:
     return digest.hexdigest()
 
 
-_KEYS: PerGame[dict[tuple[str, str], str]] = PerGame(dict)
+_KEYS: PerGameMemo[tuple[str, str], str] = PerGameMemo()
 
 
 def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
@@ -310,11 +312,9 @@ def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
     the layouts and terrain of the boards (and their art files' bytes), the looks of its
     pieces and decks (a cache key for charts.pdf and the preview page; worked out once per
     game being built)."""
-    memo = _KEYS.of(game)
-    key = (scenario.id, lang)
-    if key not in memo:
-        memo[key] = _picture_key(game, scenario, lang)
-    return memo[key]
+    return _KEYS.get(
+        game, (scenario.id, lang), functools.partial(_picture_key, game, scenario, lang)
+    )
 
 
 def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:

@@ -6,6 +6,7 @@ returned as one display list (height 1.0 = the picture's height)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from compiler.backends.art.cards import deck_back_drawing
@@ -18,7 +19,7 @@ from compiler.backends.art.counters import (
 )
 from compiler.backends.art.display import Box, Drawing, Inset, Line, Op, Rect, Text, scaled_drawing
 from compiler.backends.art.fonts import text_width
-from compiler.backends.pergame import PerGame
+from compiler.backends.pergame import PerGameMemo
 from compiler.i18n import tr
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Reinforcement, Scenario
@@ -102,16 +103,13 @@ class _Layout:
         return box
 
 
-_FACES: PerGame[dict[tuple[str, str, str, str], Drawing]] = PerGame(dict)
+_FACES: PerGameMemo[tuple[str, str, str, str], Drawing] = PerGameMemo()
 
 
 def _face(game: GameData, kind: str, ident: str, face: str, lang: str) -> Drawing:
     """A face drawing, made once per game being built (kind: unit, block, marker, deck, step)."""
-    memo = _FACES.of(game)
-    key = (kind, ident, face, lang)
-    if key not in memo:
-        memo[key] = _draw_face(game, kind, ident, face, lang)
-    return memo[key]
+    make = partial(_draw_face, game, kind, ident, face, lang)
+    return _FACES.get(game, (kind, ident, face, lang), make)
 
 
 def _draw_face(game: GameData, kind: str, ident: str, face: str, lang: str) -> Drawing:

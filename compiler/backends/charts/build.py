@@ -26,7 +26,7 @@ from compiler.backends.charts.printed import (
 )
 from compiler.backends.charts.table import chart_drawing, charts_fingerprint, measures
 from compiler.backends.files import write_atomically
-from compiler.backends.pergame import PerGame
+from compiler.backends.pergame import PerGameMemo
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
 from compiler.backends.scenepics import picture_key
 from compiler.backends.scenepics_pdf import setup_scenarios
@@ -68,19 +68,16 @@ def paged(chart: Chart) -> list[Chart]:
     return pages
 
 
-_DRAWINGS: PerGame[dict[tuple[str, str], Drawing]] = PerGame(dict)
+_DRAWINGS: PerGameMemo[tuple[str, str], Drawing] = PerGameMemo()
 
 
 def drawing_of(game: GameData, chart: Chart, lang: str) -> Drawing:
     """A chart's drawing for the module's charts window, made once per game being built
     (chart ids are unique within a game, derived ones included)."""
-    memo = _DRAWINGS.of(game)
-    if (chart.id, lang) not in memo:
-        memo[(chart.id, lang)] = chart_drawing(game, chart, lang)
-    return memo[(chart.id, lang)]
+    return _DRAWINGS.get(game, (chart.id, lang), partial(chart_drawing, game, chart, lang))
 
 
-_RENDERED: PerGame[dict[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]]] = PerGame(dict)
+_RENDERED: PerGameMemo[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]] = PerGameMemo()
 
 
 def render_charts(
@@ -91,10 +88,7 @@ def render_charts(
     parts and PNG come from the cache, the PDF is packed from the parts), and an unchanged set
     of charts reuses the PDF. Remembered for the game being built; `charts_pdf` and
     `chart_pngs` use the result when there is one."""
-    memo = _RENDERED.of(game)
-    if options not in memo:
-        memo[options] = _render(game, options, cache or RenderCache(None))
-    return memo[options]
+    return _RENDERED.get(game, options, partial(_render, game, options, cache or RenderCache(None)))
 
 
 def chart_key(game: GameData, chart: Chart, lang: str) -> str:

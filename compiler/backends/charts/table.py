@@ -9,6 +9,7 @@ import marshal
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from compiler.backends.art.display import (
 from compiler.backends.art.fonts import text_width
 from compiler.backends.art.identity import unit_identity
 from compiler.backends.charts.wrap import wrap
-from compiler.backends.pergame import PerGame
+from compiler.backends.pergame import PerGame, PerGameMemo
 from compiler.backends.rendercache import cache_key
 from compiler.i18n import N_, catalogue_fingerprint, tr
 from compiler.model.charts import Chart
@@ -216,16 +217,13 @@ PIECE_GAP = 2.0
 PIECES_HEADING = N_("Counters")
 
 
-_DRAWN: PerGame[dict[tuple[str, str], Drawing | None]] = PerGame(dict)
+_DRAWN: PerGameMemo[tuple[str, str], Drawing | None] = PerGameMemo()
 
 
 def piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
     """The face a chart row's piece reference names: `unit-id` or `unit-id:back` (remembered
     for the game being built: setup cards, schedules and orders of battle repeat pieces)."""
-    memo = _DRAWN.of(game)
-    if (ref, lang) not in memo:
-        memo[(ref, lang)] = _piece_drawing(game, ref, lang)
-    return memo[(ref, lang)]
+    return _DRAWN.get(game, (ref, lang), partial(_piece_drawing, game, ref, lang))
 
 
 def _piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from compiler.backends.files import write_atomically
-from compiler.backends.pergame import PerGame
+from compiler.backends.pergame import PerGameMemo
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.faces import (
     block_face,
@@ -36,7 +36,7 @@ def is_block(game: GameData, unit: Unit) -> bool:
     return unit_type is not None and unit_type.shape == "block"
 
 
-_PIECES: PerGame[dict[tuple[str, str], tuple[Piece, ...]]] = PerGame(dict)
+_PIECES: PerGameMemo[tuple[str, str], tuple[Piece, ...]] = PerGameMemo()
 """The pieces of the last game by kind and language: the face checks before the build and the
 sheets print the same pieces, listed once."""
 
@@ -44,11 +44,7 @@ sheets print the same pieces, listed once."""
 def _listed(
     kind: str, game: GameData, lang: str, make: Callable[[], tuple[Piece, ...]]
 ) -> tuple[Piece, ...]:
-    memo = _PIECES.of(game)
-    found = memo.get((kind, lang))
-    if found is None:
-        found = memo[(kind, lang)] = make()
-    return found
+    return _PIECES.get(game, (kind, lang), make)
 
 
 def counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:

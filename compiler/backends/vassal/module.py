@@ -40,7 +40,7 @@ from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import all_charts, chart_pngs
 from compiler.backends.files import write_parts_atomically
-from compiler.backends.pergame import PerGame
+from compiler.backends.pergame import PerGameMemo
 from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
 from compiler.backends.pieceart import load_picture
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key
@@ -378,16 +378,21 @@ def render_plan(
     Piece faces come from the render cache when their content has not changed. The same game
     asked about again with the same arguments (the module, then the preview page of one
     build) gets the same plan and images back: the game is frozen, so they would be equal."""
-    plans = _PLANS.of(game)
-    key = (cache_pack, lang, images)
-    if key not in plans:
-        with no_cyclic_gc():
-            plans[key] = _render_plan(game, cache_pack, lang, images)
-    return plans[key]
+    return _PLANS.get(
+        game, (cache_pack, lang, images), partial(_paused_plan, game, cache_pack, lang, images)
+    )
 
 
-_PLANS: PerGame[dict[tuple[Path | None, str, str], tuple[ModulePlan, dict[str, bytes]]]]
-_PLANS = PerGame(dict)
+def _paused_plan(
+    game: GameData, cache_pack: Path | None, lang: str, images: PieceImages
+) -> tuple[ModulePlan, dict[str, bytes]]:
+    """_render_plan with the cyclic collector paused (thousands of acyclic records made)."""
+    with no_cyclic_gc():
+        return _render_plan(game, cache_pack, lang, images)
+
+
+_PLANS: PerGameMemo[tuple[Path | None, str, str], tuple[ModulePlan, dict[str, bytes]]]
+_PLANS = PerGameMemo()
 """The plans made for the last game (one per cache, language and kind of piece images)."""
 
 
