@@ -185,15 +185,22 @@ def _kept_board(
 
 
 def _art_digests(game: GameData, maps: Sequence[GameMap]) -> list[str]:
-    """The SHA-256 of each of `maps`' board art files that exists, in order."""
+    """The SHA-256 of each of `maps`' board art files that exists, in order (each file read
+    once per game being built: the picture keys and the scaled boards both ask)."""
+    found = (_ART.get(game, m.id, functools.partial(_art_digest, game, m)) for m in maps)
+    return [digest for digest in found if digest is not None]
+
+
+_ART: PerGameMemo[str, str | None] = PerGameMemo()
+
+
+def _art_digest(game: GameData, game_map: GameMap) -> str | None:
     from compiler.backends.vassal.boardart import art_path
 
-    digests = []
-    for game_map in maps:
-        path = art_path(game, game_map)
-        if path is not None and path.is_file():
-            digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
-    return digests
+    path = art_path(game, game_map)
+    if path is None or not path.is_file():
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
