@@ -116,15 +116,15 @@ def _render(
     measured = measures(game)
     measured.known = cache.get
     charts = all_charts(game, lang)
-    png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
-    png_keys = [digest_key("chart-png", png_look, chart_key(game, c, lang)) for c in charts]
     groups = printed(game)
     shown = {chart.id: chart for _heading, group in groups for chart in group}
+    # each chart's look worked out once (a game's own chart is both a tab and printed); by
+    # the record itself, which every list here holds for the whole build
+    looks = {id(c): chart_key(game, c, lang) for c in (*charts, *shown.values())}
+    png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
+    png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
-    part_keys = {
-        ident: digest_key("chart-parts", page_look, chart_key(game, chart, lang))
-        for ident, chart in shown.items()
-    }
+    part_keys = {i: digest_key("chart-parts", page_look, looks[id(c)]) for i, c in shown.items()}
     layout = [(heading, [part_keys[c.id] for c in group]) for heading, group in groups]
     scenarios = setup_scenarios(game, list(shown.values()))
     pictures = [picture_key(game, scenario, lang) for scenario in scenarios]
