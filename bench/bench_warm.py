@@ -32,7 +32,7 @@ from pathlib import Path
 from statistics import median
 
 from bench.generate_game import random_spec, write_game
-from bench.tool import snapshot
+from bench.tool import byte_compile, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = re.compile(
@@ -135,6 +135,7 @@ def extract(revision: str, into: Path) -> Path:
     )
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     (into / "templates").rename(into / "compiler" / "templates")  # as the package has them
+    byte_compile(into / "compiler")  # as the tool of now is (bench.tool)
     return into
 
 

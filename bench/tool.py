@@ -1,5 +1,6 @@
 """The tool a bench runs: a copy of `compiler/` (with `templates/` inside it, as the installed
-package has it) and of the seed games, taken when the bench starts.
+package has it) and of the seed games, taken when the bench starts, byte-compiled as pip
+compiles a package it installs.
 
 Others may be editing the working tree while a bench runs; their edits would change the
 renderer's fingerprint (every face drawn again) or break an import half-way through a run.
@@ -9,6 +10,7 @@ So a bench copies the tool once, imports `compiler` from that copy in process (`
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import subprocess
@@ -35,11 +37,22 @@ def snapshot() -> Iterator[Path]:
         shutil.copytree(ROOT / "compiler", tool / "compiler", ignore=IGNORE)
         shutil.copytree(ROOT / "templates", tool / "compiler" / "templates", ignore=IGNORE)
         shutil.copytree(ROOT / "sources", tool / "sources", ignore=IGNORE)
+        byte_compile(tool / "compiler")
         sys.path.insert(0, str(tool))
         try:
             yield tool
         finally:
             sys.path.remove(str(tool))
+
+
+def byte_compile(package: Path) -> None:
+    """Write the .pyc of every module of a copied package, as `pip install` does for the
+    wheel (a user's process reads them and compiles nothing). Without them a process run
+    with PYTHONDONTWRITEBYTECODE set, or from a folder it cannot write, compiles every module
+    it imports again (importing what a build imports: 0.50 s against 0.31 s with the .pyc,
+    2 cores, 2026-12-02)."""
+    if not compileall.compile_dir(str(package), quiet=2, workers=0):
+        raise SystemExit(f"could not byte-compile {package}")
 
 
 def _from_copy() -> bool:
