@@ -71,12 +71,11 @@ class Fresh:
 
 
 def settings(changes: Mapping[str, object], piece_images: str, combined: bool = False) -> str:
-    """Everything besides the files that decides a build's outputs, as one string."""
-    from compiler import __version__
-
+    """Everything besides the files that decides a build's outputs, as one string. The
+    tool's version is not in it: no output holds it, and the tool's own files and libraries
+    are inputs (_tool_files), so another release is another set of inputs already."""
     return json.dumps(
         {
-            "version": __version__,
             "python": sys.version,
             "prefix": sys.prefix,
             "changes": {name: repr(value) for name, value in sorted(changes.items())},
