@@ -17,7 +17,9 @@ from compiler.load import keptread
 from compiler.load.game import load_game, read_file
 from compiler.load.keptread import KeptRecords, kept_path
 from compiler.load.records import pickled, unpickled
+from compiler.model import digests
 from compiler.model.common import Text
+from compiler.model.digests import content_digest, digest_of
 from compiler.model.units import Unit
 from compiler.resources import shipped_layout_files
 from tests.conftest import DATA, SOURCES, every_field
@@ -217,7 +219,7 @@ def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> 
 
 def test_a_record_of_another_kind_is_not_taken(tmp_path: Path, item_reads: list[int]) -> None:
     path, stored = kept_once(tmp_path)
-    other = pickled((Text("not a unit"), (3, 5)))
+    other = pickled((Text("not a unit"), (3, 5), digest_of(Text("not a unit"))))
     stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), other)))
     item_reads.clear()
     assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
@@ -258,3 +260,44 @@ class Evil:
         import os
 
         return os.system, (f"touch '{self.mark}'",)
+
+
+def test_units_read_back_come_with_their_content_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The back ends key faces on a unit's content digest (compiler.model.digests): a unit read
+    back from the kept records brings the digest it was kept with, so its repr is not spelled
+    out again; a unit read again from its text gets its digest then. Either is the digest of
+    the record's repr."""
+    path, stored = kept_once(tmp_path)
+    path.write_text(UNITS.replace("strength: 5", "strength: 3"), encoding="utf-8")
+    source, _ = read_file(path, None, KeptRecords(stored))
+    assert source is not None and len(source.units) == 3
+    worked_out: list[object] = []
+
+    def spy(record: object) -> str:
+        worked_out.append(record)
+        return digest_of(record)
+
+    monkeypatch.setattr(digests, "digest_of", spy)
+    told = [content_digest(unit) for unit in source.units]
+    assert worked_out == []  # told by the loader, each of them
+    assert told == [digest_of(unit) for unit in source.units]
+    assert len(set(told)) == 3
+
+
+@pytest.mark.parametrize("digest", ["z" * 64, "ab", 7, None, "A" * 64])
+def test_a_kept_item_with_a_bad_digest_is_read_again(
+    digest: object, tmp_path: Path, item_reads: list[int]
+) -> None:
+    path, stored = kept_once(tmp_path)
+    kept = marshal.loads(stored.read_bytes())
+    damaged = {}
+    for key, value in kept.items():
+        found = unpickled(value)
+        assert isinstance(found, tuple) and len(found) == 3
+        damaged[key] = pickled((found[0], found[1], digest))
+    stored.write_bytes(marshal.dumps(damaged))
+    item_reads.clear()
+    assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
+    assert len(item_reads) == 4  # each item read again from its text

@@ -26,6 +26,7 @@ from compiler.load.convert import INVALID, Converter, _fields, plan_for
 from compiler.load.records import pickled, read_kept, record_key, unpickled, write_kept
 from compiler.load.yamlread import ReadResult, compose_text, decode_text, read_bytes
 from compiler.model.common import Node
+from compiler.model.digests import digest_of, remember
 from compiler.model.source import SourceFile
 
 LOADS = ".loads"
@@ -34,6 +35,9 @@ SECTION_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):[ ]*\n?")
 SECTION_INDENT = 2
 Item = tuple[Node, tuple[int, int]]
 """A list item read: its record, and where it starts (line, column)."""
+KeptItem = tuple[Node, tuple[int, int], str]
+"""A list item as it is kept: its record, where it starts and the record's content digest
+(compiler.model.digests), told to the model when the item is read back."""
 
 
 def kept_path(out_dir: Path, folder: Path) -> Path:
@@ -71,7 +75,8 @@ class KeptRecords:
         return found
 
     def item(self, path: str, section: str, piece: Piece) -> Item | None:
-        """One list item of a section, read back or read now; None unless it reads clean."""
+        """One list item of a section, read back (its content digest told to the model) or
+        read now; None unless it reads clean."""
         line, text, key = piece
         stored = self.known.get(key, b"")
         found = _as_item(unpickled(stored), section)
@@ -81,7 +86,9 @@ class KeptRecords:
                 return None
             stored = pickled(found)
         self.kept[key] = stored
-        return found
+        record, where, digest = found
+        remember(record, digest)
+        return record, where
 
 
 Piece = tuple[int, str, bytes]
@@ -160,7 +167,9 @@ def _keep_items(split: Split, source: SourceFile, kept: KeptRecords) -> None:
         for index, (piece, record) in enumerate(zip(items, records, strict=True)):
             where = source.locs.get(f"{name}.{index}")
             if where is not None:
-                kept.kept[piece[2]] = pickled((record, where))
+                digest = digest_of(record)
+                remember(record, digest)
+                kept.kept[piece[2]] = pickled((record, where, digest))
 
 
 def _by_items(path: str, split: Split, first: int, kept: KeptRecords) -> SourceFile | None:
@@ -233,9 +242,9 @@ def _item_types() -> dict[str, tuple[Any, tuple[type, ...]]]:
     return found
 
 
-def _read_item(path: str, section: str, line: int, text: str) -> Item | None:
-    """A list item composed and converted alone, as the whole read converts it; None unless
-    it reads clean."""
+def _read_item(path: str, section: str, line: int, text: str) -> KeptItem | None:
+    """A list item composed and converted alone, as the whole read converts it, with its
+    content digest; None unless it reads clean."""
     node = compose_item(text, line)
     if node is None:
         return None
@@ -245,17 +254,22 @@ def _read_item(path: str, section: str, line: int, text: str) -> Item | None:
     value = plan_for(hint)(converter, node, scratch, f"{section}.0")
     if value is INVALID or converter.findings or scratch:
         return None
-    return _as_item((value, (node.line, node.column)), section)
+    return _as_item((value, (node.line, node.column), digest_of(value)), section)
 
 
-def _as_item(found: object, section: str) -> Item | None:
-    """`found` when it is an item of the section read before: a record of its kind and where
-    it starts."""
-    if not isinstance(found, tuple) or len(found) != 2:
+def _as_item(found: object, section: str) -> KeptItem | None:
+    """`found` when it is an item of the section read before: a record of its kind, where it
+    starts and its content digest (64 hexadecimal digits)."""
+    if not isinstance(found, tuple) or len(found) != 3:
         return None
-    record, where = found
+    record, where, digest = found
     if not isinstance(record, Node) or not isinstance(record, _item_types()[section][1]):
         return None
     if not (isinstance(where, tuple) and len(where) == 2 and all(type(n) is int for n in where)):
         return None
-    return record, (where[0], where[1])
+    if type(digest) is not str or len(digest) != 64 or digest.strip(_HEX):
+        return None
+    return record, (where[0], where[1]), digest
+
+
+_HEX = "0123456789abcdef"

@@ -1,0 +1,45 @@
+"""Content digests of model records: the sha256 of a record's repr, which leaves out where in
+the sources it was written (a `Node`'s positions are not in its repr). Back ends key their
+caches on these digests (compiler.backends.art.identity), so a unit moved to another line of
+its file keeps its cached faces.
+
+The loader keeps each list item it read with its digest (compiler.load.keptread) and tells
+it here when it reads the item back, so a warm build does not spell out again, record by
+record, the thousands of units that did not change (at 8,000 counters the reprs were most of
+what working out the faces' identities cost). A digest told here is only ever the one worked
+out from the same record's repr by the same code: the loader's kept items are keyed by the
+loader's and the model's code (compiler.load.records.loader_fingerprint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+_KNOWN: dict[int, tuple[object, str]] = {}
+"""id(record) → (the record, its digest); the record is held, so that its id stays its own."""
+
+LIMIT = 1 << 18
+"""Records remembered at most: past it the memo starts again (a long `build --watch` loads
+the same games again and again)."""
+
+
+def content_digest(record: object) -> str:
+    """The sha256 (hex) of `repr(record)`, remembered for the record."""
+    found = _KNOWN.get(id(record))
+    if found is not None and found[0] is record:
+        return found[1]
+    value = digest_of(record)
+    remember(record, value)
+    return value
+
+
+def digest_of(record: object) -> str:
+    """The digest worked out (not remembered): what the loader keeps with an item."""
+    return hashlib.sha256(repr(record).encode("utf-8")).hexdigest()
+
+
+def remember(record: object, digest: str) -> None:
+    """Note the digest of a record read back with it (see the module's docstring)."""
+    if len(_KNOWN) >= LIMIT:
+        _KNOWN.clear()
+    _KNOWN[id(record)] = (record, digest)
