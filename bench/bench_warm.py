@@ -10,6 +10,12 @@ preview, write) is from one more warm round run in this process, timed from the 
 calls. The tool is run and imported from a copy of `compiler/` (with `templates/`) taken
 when the bench starts (bench.tool).
 
+The floor (bench.warm_floor), timed by turns with countermix's rounds as a whole process, is
+the same rebuild done with plain libraries and nothing more: the game's YAML parsed with
+PyYAML's C loader, the changed unit's face drawn once with Pillow, and every output file of
+the build written again (the same bytes). The ratio to it is the figure to trust on a noisy
+machine.
+
 `--compare REF` also times the same rounds with the countermix of git revision REF (extracted
 with `git archive` into a temporary folder and run from there), so a before/after table comes
 from one run on the same machine state.
@@ -22,6 +28,7 @@ within 1.5x of each other.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -85,14 +92,57 @@ def build_process(source: Path, game: Game, out: Path) -> float:
     return elapsed
 
 
-def warm_rounds(source: Path, game: Game, out: Path, repeat: int) -> tuple[float, float]:
-    """Cold build, then `repeat` rounds of one unit changed: (cold s, median warm s)."""
+@dataclass
+class Rounds:
+    """One size's figures: the cold build, the median warm rebuild and (when timed) the
+    median floor, whole process and in process (s)."""
+
+    cold: float
+    warm: float
+    floor: float = 0.0
+    floor_in_process: float = 0.0
+
+
+def warm_rounds(
+    source: Path, game: Game, out: Path, repeat: int, floor: Path | None = None
+) -> Rounds:
+    """Cold build, then `repeat` rounds of one unit changed, each followed by the floor's
+    process when `floor` (a scratch folder) is given."""
     cold = build_process(source, game, out)
-    runs = []
+    runs: list[float] = []
+    floors: list[tuple[float, float]] = []
     for round_no in range(repeat):
         change_unit(game, round_no)
         runs.append(build_process(source, game, out))
-    return cold, median(runs)
+        if floor is not None:
+            floors.append(floor_process(game, out, floor))
+    if not floors:
+        return Rounds(cold, median(runs))
+    return Rounds(cold, median(runs), median(f[0] for f in floors), median(f[1] for f in floors))
+
+
+def floor_process(game: Game, out: Path, scratch: Path) -> tuple[float, float]:
+    """bench.warm_floor as a whole process on the game and its last build's outputs: (whole
+    process s, in process s)."""
+    from compiler.backends.art.fonts import REGULAR, font_path
+
+    outputs = next(path for path in out.iterdir() if path.is_dir() and path.name[0] != ".")
+    scratch.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "bench.warm_floor",
+        str(game.folder),
+        str(outputs),
+        str(scratch),
+        str(font_path(REGULAR)),
+    ]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"the floor failed:\n{done.stdout}\n{done.stderr}")
+    return elapsed, sum(json.loads(done.stdout).values())
 
 
 def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
@@ -147,7 +197,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     out = sys.stdout.write
-    results: dict[str, dict[int, tuple[float, float]]] = {}
+    results: dict[str, dict[int, Rounds]] = {}
     splits: dict[int, dict[str, float]] = {}
     # the tool as it is now, copied (bench.tool): others editing the art code meanwhile would
     # change the renderer's fingerprint between rounds (every face drawn again)
@@ -160,23 +210,31 @@ def main() -> int:
             for label, source in sources.items():
                 game = make_game(root / label, size)
                 out_dir = root / label / f"out-{size}"
-                results.setdefault(label, {})[size] = warm_rounds(
-                    source, game, out_dir, args.repeat
-                )
+                floor = root / "floor" if label == "now" else None
+                done = warm_rounds(source, game, out_dir, args.repeat, floor)
+                results.setdefault(label, {})[size] = done
                 if label == "now":
                     splits[size] = split(game, out_dir, args.repeat)
-                cold, warm = results[label][size]
-                out(f"  {label:>8} {size:>6,} counters: cold {cold:.2f} s, warm {warm:.3f} s\n")
+                out(
+                    f"  {label:>8} {size:>6,} counters: cold {done.cold:.2f} s, "
+                    f"warm {done.warm:.3f} s\n"
+                )
     out(f"\none unit changed, whole process (`countermix build`), median of {args.repeat}:\n")
     head = "".join(f"{size:>10,}" for size in sizes)
     out(f"{'':>22}{head}   largest/smallest\n")
     for label, by_size in results.items():
-        for kind, index in (("cold", 0), ("warm", 1)):
-            row = [by_size[size][index] for size in sizes]
-            ratio = max(row) / min(row)
-            cells = "".join(f"{value:>10.3f}" for value in row)
-            out(f"{label + ' ' + kind:>22}{cells}   {ratio:.2f}x\n")
+        for kind in ("cold", "warm"):
+            _row(f"{label} {kind}", [getattr(by_size[size], kind) for size in sizes])
+    floors = [results["now"][size].floor for size in sizes]
+    _row("floor", floors)
+    warm = [results["now"][size].warm for size in sizes]
+    ratios = "".join(f"{w / f:>9.2f}x" for w, f in zip(warm, floors, strict=True))
+    out(f"{'now warm / floor':>22}{ratios}\n")
     out("goal: warm <= 0.6 s at 2,000 counters, largest/smallest <= 1.5x\n")
+    out(
+        "floor: the game's YAML parsed with PyYAML's C loader, one face drawn with Pillow, "
+        "every output file written again (bench.warm_floor)\n"
+    )
     steps = list(dict.fromkeys(name for times in splits.values() for name in times))
     out("\nin process, one warm rebuild (s):\n")
     out(f"{'':>22}{head}\n")
@@ -185,7 +243,15 @@ def main() -> int:
         out(f"{name:>22}{cells}\n")
     total = "".join(f"{sum(splits[size].values()):>10.3f}" for size in sizes)
     out(f"{'total':>22}{total}\n")
+    in_floor = "".join(f"{results['now'][size].floor_in_process:>10.3f}" for size in sizes)
+    out(f"{'floor':>22}{in_floor}\n")
     return 0
+
+
+def _row(name: str, row: list[float]) -> None:
+    """One line of the whole-process table: the figures by size, largest over smallest."""
+    cells = "".join(f"{value:>10.3f}" for value in row)
+    sys.stdout.write(f"{name:>22}{cells}   {max(row) / min(row):.2f}x\n")
 
 
 if __name__ == "__main__":
