@@ -27,6 +27,7 @@ from compiler.backends.charts.table import (
     RULE,
     charts_fingerprint,
     draw_part,
+    least_height,
     measures,
     part_identity,
     part_plans,
@@ -75,11 +76,18 @@ Lookup = Callable[[str], bytes | None]
 
 def is_wide(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> bool:
     """Whether the chart goes on landscape pages: laid out between the margins of a portrait
-    page it would be WIDE times taller than on a landscape one."""
+    page it would be WIDE times taller than on a landscape one. A table that is not WIDE
+    times the least height any table of the chart has (table.least_height) is not laid out
+    landscape to know it (a long table laid out is most of the cost of its entry)."""
     portrait, landscape = room(page_pt, False), room(page_pt, True)
-    return table_height(game, chart, lang, portrait[0]) > WIDE * table_height(
-        game, chart, lang, landscape[0]
-    )
+    height = table_height(game, chart, lang, portrait[0])
+    if height < WIDE * least_height(chart) - SURELY:
+        return False
+    return height > WIDE * table_height(game, chart, lang, landscape[0])
+
+
+SURELY = 1e-6
+"""Points below which the least height is not trusted to decide (sums in another order)."""
 
 
 def chart_entry(
