@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,8 +39,10 @@ def num(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def name(value: str) -> bytes:
-    """A name, with the characters PDF does not allow in names written as #xx."""
+    """A name, with the characters PDF does not allow in names written as #xx (remembered: a
+    document names the same forms, fonts and keys thousands of times)."""
     raw = value.encode("utf-8")
     return b"/" + _NAME_UNSAFE.sub(lambda m: b"#%02X" % m.group()[0], raw)
 
