@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from compiler.backends import scenepics_pdf
 from compiler.backends.art.display import Drawing, Inset
@@ -38,7 +39,7 @@ def scaled(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     sizes: list[tuple[int, int]] = []
     real = scenepics_pdf._printed
 
-    def spy(board: scenepics_pdf.Board, size: tuple[int, int]) -> tuple[str, bytes]:
+    def spy(board: Image.Image, size: tuple[int, int]) -> tuple[str, bytes]:
         sizes.append(size)
         return real(board, size)
 
@@ -98,7 +99,7 @@ def test_damaged_picture_entries_are_made_again(
     is made again: the same bytes, no traceback."""
     cache = RenderCache(None)
     render_charts(game_of(mini), SheetOptions(), cache)
-    words = (":setup-picture-2:", ":printed-board:", ":drawing-form:")
+    words = (":setup-picture-3:", ":printed-board:", ":drawing-form:")
     damaged = [key for key in cache.memory if any(word in key for word in words)]
     assert {word for word in words if any(word in key for key in damaged)} == set(words)
     for key in damaged:

@@ -8,7 +8,9 @@ import hashlib
 import marshal
 import math
 import zlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, cast
 
 from PIL import Image
@@ -48,24 +50,56 @@ pdf.document.compress): part of its cache key, to be changed with either."""
 
 @dataclass(frozen=True)
 class Board:
-    """A board image of a picture as the cache keeps it: its size in pixels, a digest of its
-    pixels (which, with the printed size, keys its printed image in the cache) and its RGB
-    pixels compressed. The pixels are decompressed only when the board is printed at a size
-    the cache does not hold: a picture read back from the cache is printed from its boards'
-    cached printed images."""
+    """A board image of a picture: its size in pixels and a digest of its pixels (which, with
+    the printed size, keys its printed image in the cache), and its RGB pixels when made in
+    this build. A picture's cache entry holds its boards' sizes and digests only: the pixels
+    are an entry of their own (`key`), written once for every picture of the board (a warm
+    build that draws a picture again, one piece moved, neither compresses its boards again
+    nor reads them with the picture), read only when a board is printed at a size the cache
+    does not hold."""
 
     size: tuple[int, int]
     digest: str
-    pixels: bytes
+    raw: bytes | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, image: Image.Image) -> Board:
         raw = image.convert("RGB").tobytes()
-        return cls(image.size, hashlib.sha1(raw).hexdigest(), zlib.compress(raw, 1))
+        return cls(image.size, hashlib.sha1(raw).hexdigest(), raw)
 
-    def image(self) -> Image.Image:
-        """The board's pixels as an RGB image."""
-        return Image.frombytes("RGB", self.size, zlib.decompress(self.pixels))
+    @property
+    def key(self) -> str:
+        """The cache key of the board's pixels (compressed)."""
+        return digest_key("picture-board", self.digest)
+
+    def image(self, cache: RenderCache | None, again: Callable[[], Image.Image]) -> Image.Image:
+        """The board's pixels as an RGB image: its own, else from `cache`, else (none there, or
+        damaged) drawn `again`."""
+        raw = self.raw
+        if raw is None and cache is not None:
+            raw = _pixels(cache.get(self.key), self.size)
+        if raw is None:
+            return again().convert("RGB")
+        return Image.frombytes("RGB", self.size, raw)
+
+    def keep(self, cache: RenderCache) -> None:
+        """Put the board's pixels in `cache` unless it holds them (marked used either way)."""
+        if cache.holds(self.key):
+            cache.keep((self.key,))
+        elif self.raw is not None:
+            cache.put(self.key, zlib.compress(self.raw, 1))
+
+
+def _pixels(data: bytes | None, size: tuple[int, int]) -> bytes | None:
+    """A board's RGB pixels from their cache entry; None when there is none or it is not
+    pixels of that size."""
+    if data is None:
+        return None
+    try:
+        raw = zlib.decompress(data)
+    except zlib.error:
+        return None
+    return raw if len(raw) == size[0] * size[1] * 3 else None
 
 
 @dataclass(frozen=True)
@@ -90,6 +124,14 @@ class Picture:
     forms: tuple[str, ...] = ()
     """The cache entries of the overlay's faces as forms (pdf.content.KeptForms), kept as
     long as the picture is: a picture drawn again reads back the faces it still shows."""
+    scene: Callable[[], Scene] | None = field(default=None, compare=False, repr=False)
+    """The picture's scene drawn again (for a board whose pixels are neither the board's own
+    nor in the cache), when the picture was read back from the cache."""
+
+    def board(self, index: int) -> Image.Image:
+        """Board `index`'s pixels from the picture's scene, drawn again."""
+        assert self.scene is not None  # a picture read back has one; a board made has raw
+        return self.scene().boards[index]
 
 
 def setup_scenario(game: GameData, chart: Chart) -> Scenario | None:
@@ -116,7 +158,7 @@ def setup_picture(
     if scenario is None:
         return None
     key = digest_key(
-        "setup-picture-2", picture_key(game, scenario, options.lang), repr(options.page_pt)
+        "setup-picture-3", picture_key(game, scenario, options.lang), repr(options.page_pt)
     )
     found = cache.get(key) if cache is not None else None
     if found is not None:
@@ -127,10 +169,15 @@ def setup_picture(
         else:
             if cache is not None and picture is not None:
                 cache.keep(picture.forms)
+                cache.keep(board.key for board in picture.boards)
+                scene = partial(scenario_scene, game, scenario, options.lang, cache)
+                picture = replace(picture, scene=scene)
             return picture
     made = _picture(scenario_scene(game, scenario, options.lang, cache), options, cache)
     if cache is not None:
         cache.put(key, _encoded(made))
+        for board in made.boards if made is not None else ():
+            board.keep(cache)
     return made
 
 
@@ -163,12 +210,12 @@ def _picture(
 
 
 def _encoded(picture: Picture | None) -> bytes:
-    """A picture as cache bytes (b"" for none): the overlay form's content, then the rest, the
-    boards as they are kept (Board)."""
+    """A picture as cache bytes (b"" for none): the overlay form's content, then the rest, each
+    board by its size and digest (Board)."""
     if picture is None:
         return b""
     name, content, box = picture.overlay
-    boards = tuple((*board.size, board.digest, board.pixels) for board in picture.boards)
+    boards = tuple((*board.size, board.digest) for board in picture.boards)
     sizes = (picture.width, picture.height, picture.rows, picture.columns, picture.scene_height)
     return encode_content(content, name, box, sizes, picture.panels, boards, picture.forms)
 
@@ -180,9 +227,7 @@ def _decoded(data: bytes) -> Picture | None:
     content, extra = decode_content(data)
     name, box, sizes, panels, boards, forms = cast(tuple[Any, ...], extra)
     width, height, rows, columns, scene_height = sizes
-    images = tuple(
-        Board((int(w), int(h)), str(digest), bytes(pixels)) for w, h, digest, pixels in boards
-    )
+    images = tuple(Board((int(w), int(h)), str(digest)) for w, h, digest in boards)
     return Picture(
         float(width),
         float(height),
@@ -211,11 +256,12 @@ def show_picture(
     canvas.op(where.x, where.y, width, height, "re W n")  # the boards only
     top = where.y + height  # the picture's top row on the page
     names = []
-    for (panel_top, panel_width, panel_height), board in zip(
-        picture.panels, picture.boards, strict=True
+    for index, ((panel_top, panel_width, panel_height), board) in enumerate(
+        zip(picture.panels, picture.boards, strict=True)
     ):
         w, h = panel_width * per_pixel, panel_height * per_pixel
-        image = board_image(pdf, board, printed_size(board.size, w, h), cache)
+        again = partial(picture.board, index)
+        image = board_image(pdf, board, printed_size(board.size, w, h), cache, again)
         names.append(image)
         tag = pdf_name(image).decode("ascii")
         bottom = top - (panel_top + panel_height) * per_pixel
@@ -241,16 +287,22 @@ def printed_size(board: tuple[int, int], width_pt: float, height_pt: float) -> t
 
 
 def board_image(
-    pdf: PdfDocument, board: Board, size: tuple[int, int], cache: RenderCache | None = None
+    pdf: PdfDocument,
+    board: Board,
+    size: tuple[int, int],
+    cache: RenderCache | None = None,
+    again: Callable[[], Image.Image] | None = None,
 ) -> str:
     """The name of the board's image printed at `size` pixels, added to the document unless
     it holds it already (a map shown on several cards). Its name and compressed samples are
     kept in `cache` under the board's digest and the size: a warm build neither scales nor
-    compresses a board again (the same bytes as made now)."""
+    compresses a board again (the same bytes as made now). The board's pixels, when needed,
+    are its own, or read from `cache`, or drawn `again` (a board read back with its picture
+    has no pixels of its own)."""
     key = digest_key("printed-board", PRINTED_LOOK, board.digest, f"{size[0]}x{size[1]}")
     found = _printed_entry(cache.get(key)) if cache is not None else None
     if found is None:
-        found = _printed(board, size)
+        found = _printed(board.image(cache, again or _no_pixels), size)
         if cache is not None:
             cache.put(key, marshal.dumps(found))
     name, samples = found
@@ -259,9 +311,13 @@ def board_image(
     return name
 
 
-def _printed(board: Board, size: tuple[int, int]) -> tuple[str, bytes]:
+def _no_pixels() -> Image.Image:
+    raise ValueError("a board without pixels, none in the cache, and no way to draw it again")
+
+
+def _printed(board: Image.Image, size: tuple[int, int]) -> tuple[str, bytes]:
     """A board's printed image: its name (from its pixels) and its samples compressed."""
-    shown = board.image()
+    shown = board
     if size != board.size:
         shown = shown.resize(size, Image.Resampling.LANCZOS)
     pixels = shown.tobytes()
