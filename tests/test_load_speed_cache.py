@@ -301,3 +301,23 @@ def test_a_kept_item_with_a_bad_digest_is_read_again(
     item_reads.clear()
     assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
     assert len(item_reads) == 4  # each item read again from its text
+
+
+WITH_UNITS = [name for name in GAMES if any((SOURCES / name).rglob("units.yaml"))]
+
+
+@pytest.mark.parametrize("name", WITH_UNITS)
+def test_units_read_back_have_the_identities_of_a_plain_load(name: str, tmp_path: Path) -> None:
+    """The faces' cache keys (compiler.backends.art.identity) of units read back with their
+    kept digests are the keys a load without the cache gives."""
+    from compiler.backends.art.identity import unit_identity
+
+    folder = SOURCES / name
+    plain = load_game(folder).game
+    stored = kept_path(cache_folder(tmp_path), folder)
+    load_game(folder, stored)
+    warm = load_game(folder, stored).game
+    assert plain is not None and warm is not None and plain.units
+    assert [unit_identity(warm, u) for u in warm.units] == [
+        unit_identity(plain, u) for u in plain.units
+    ]
