@@ -151,6 +151,7 @@ def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
     stage it names, or ends it (done == total); what runs after validation and before the
     faces is "aids" (the player aids made), after another stage "write" (the outputs swapped
     in, the stamp). Start-up and imports are left out (the whole-process figure has them)."""
+    from compiler.gcpause import no_cyclic_gc
     from compiler.pipeline import build_games
 
     change_unit(game, round_no)
@@ -166,7 +167,8 @@ def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
         gap = "aids" if stage == "validate" else "write"  # the player aids; the swap, stamp
         current, mark = (gap if over else stage), now
 
-    built = list(build_games([game.folder], out, {}, progress=progress))
+    with no_cyclic_gc():  # as `countermix build` builds (compiler.cli)
+        built = list(build_games([game.folder], out, {}, progress=progress))
     progress("", "write", 0, 0)
     if not built or built[0].written is None:
         raise SystemExit(f"the in-process rebuild failed: {built}")
