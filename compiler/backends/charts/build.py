@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.identity import unit_identity
@@ -77,7 +78,7 @@ def drawing_of(game: GameData, chart: Chart, lang: str) -> Drawing:
     return _DRAWINGS.get(game, (chart.id, lang), partial(chart_drawing, game, chart, lang))
 
 
-_RENDERED: PerGameMemo[SheetOptions, tuple[bytes, list[tuple[str, bytes]]]] = PerGameMemo()
+_RENDERED: PerGameMemo[SheetOptions, tuple[bytes, list[ChartPng]]] = PerGameMemo()
 
 
 def render_charts(
@@ -86,9 +87,10 @@ def render_charts(
     """charts.pdf and the module's chart PNGs together, each chart's printed parts and each
     PNG one job on every core. With a `cache`, a chart drawn before is not drawn again (its
     parts and PNG come from the cache, the PDF is packed from the parts), and an unchanged set
-    of charts reuses the PDF. Remembered for the game being built; `charts_pdf` and
-    `chart_pngs` use the result when there is one."""
-    return _RENDERED.get(game, options, partial(_render, game, options, cache or RenderCache(None)))
+    of charts reuses the PDF. Remembered for the game being built; `charts_pdf`,
+    `chart_images` and `chart_pngs` use the result when there is one."""
+    made = _RENDERED.get(game, options, partial(_render, game, options, cache or RenderCache(None)))
+    return made[0], [(png.title, png.data) for png in made[1]]
 
 
 def chart_key(game: GameData, chart: Chart, lang: str) -> str:
@@ -104,7 +106,7 @@ def chart_key(game: GameData, chart: Chart, lang: str) -> str:
 
 def _render(
     game: GameData, options: SheetOptions, cache: RenderCache
-) -> tuple[bytes, list[tuple[str, bytes]]]:
+) -> tuple[bytes, list[ChartPng]]:
     """Each module chart's PNG and each printed chart's entry are cache entries under the
     chart's own key (with the PNG width, or the page size): a warm build draws only the charts
     whose key changed and puts charts.pdf together from the parts, the same bytes a cold build
@@ -164,7 +166,11 @@ def _render(
             cache.put(key, data)
     measured.forget()  # the cache is the build's: not kept with the game
     cache.save()
-    return pdf, [(c.name.get(lang), png or b"") for c, png in zip(charts, pngs, strict=True)]
+    drawn = set(todo_pngs)
+    return pdf, [
+        ChartPng(c.name.get(lang), png or b"", key, i in drawn)
+        for i, (c, key, png) in enumerate(zip(charts, png_keys, pngs, strict=True))
+    ]
 
 
 def _complete(cache: RenderCache, key: str) -> bytes | None:
@@ -199,7 +205,7 @@ def _decoded(cache: RenderCache, entry: bytes) -> Parts:
     return decoded
 
 
-def _rendered(game: GameData, lang: str) -> tuple[bytes, list[tuple[str, bytes]]] | None:
+def _rendered(game: GameData, lang: str) -> tuple[bytes, list[ChartPng]] | None:
     """What render_charts made for this game in this language, if anything."""
     memo = _RENDERED.peek(game) or {}
     return next((made for options, made in memo.items() if options.lang == lang), None)
@@ -238,13 +244,34 @@ def write_charts(
 def chart_pngs(game: GameData, lang: str) -> list[tuple[str, bytes]]:
     """(chart title, PNG) for the module's charts window, 900 pixels wide, drawn on every
     core (or made already by render_charts)."""
+    return [(chart.title, chart.data) for chart in chart_images(game, lang)]
+
+
+def chart_images(game: GameData, lang: str) -> list[ChartPng]:
+    """The PNGs of the module's charts window with their cache keys: those render_charts made
+    for this game and language, else each drawn now, on every core (no key then)."""
     made = _rendered(game, lang)
     if made is not None:
         return made[1]
     charts = all_charts(game, lang)
     jobs = [partial(_png, drawing_of(game, chart, lang)) for chart in charts]
     pngs = parallel_map(jobs, minimum=4)
-    return [(chart.name.get(lang), png) for chart, png in zip(charts, pngs, strict=True)]
+    return [
+        ChartPng(chart.name.get(lang), png, "", True)
+        for chart, png in zip(charts, pngs, strict=True)
+    ]
+
+
+class ChartPng(NamedTuple):
+    """A chart's PNG for the module's charts window: its title, its bytes, its render cache key
+    ("" when drawn without a cache) and whether this build drew it. The module names a PNG read
+    from the cache by its key, as the build before did (vassal.module.FaceNames), instead of
+    hashing its bytes again (at 8,000 counters the charts are 114 MB)."""
+
+    title: str
+    data: bytes
+    key: str
+    drawn: bool
 
 
 def _png_height(drawing: Drawing) -> int:

@@ -38,8 +38,9 @@ from compiler.backends.art.identity import (
 )
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
-from compiler.backends.charts.build import all_charts, chart_pngs
+from compiler.backends.charts.build import ChartPng, all_charts, chart_images
 from compiler.backends.files import write_parts_atomically
+from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pergame import PerGameMemo
 from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
 from compiler.backends.pieceart import load_picture
@@ -122,6 +123,8 @@ class FaceRenderer:
         self.images = images
         self.jobs: list[Job] = []
         self.pictures: dict[str, str] = {}
+        self.steps: dict[int, str] = {}
+        """The step-loss overlays queued, by steps lost (`step`)."""
         self.drawn = self.reused = 0
         """The cache's misses and hits once every face is rendered (`finish`)."""
 
@@ -136,6 +139,15 @@ class FaceRenderer:
         key = digest_key(prefix, self.images, str(height), self.lang, *map(str, identity))
         make = _svg(drawing, height) if self.images == "svg" else _png(drawing, height)
         self.jobs.append((key, prefix, make))
+        return key
+
+    def step(self, lost: int) -> str:
+        """The overlay of `lost` steps lost, queued once: every unit shares it (a game of 8,000
+        counters queued it 15,200 times)."""
+        key = self.steps.get(lost)
+        if key is None:
+            key = self.want("step", partial(step_drawing, lost), "step", lost)
+            self.steps[lost] = key
         return key
 
     def picture(self, art: PieceArt, key: str, owner: str) -> str:
@@ -159,42 +171,53 @@ class FaceRenderer:
             return self.picture(art, key, owner)
         return drawn()
 
-    def finish(self) -> dict[str, str]:
-        """Render what the cache lacks; map each key to its image file name."""
+    def finish(self, table: FaceNames | None = None) -> dict[str, str]:
+        """Render what the cache lacks; map each key to its image file name. The names are
+        noted in `table` (saved by the caller), else in a table of their own, saved here."""
         made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
         self.drawn, self.reused = self.cache.misses, self.cache.hits
         drawn = set(self.cache.new)
-        table = FaceNames(self.cache.pack, self.lang, self.images)
+        names_table = table or self.names_table()
         names: dict[str, str] = {}
         for key, prefix, _make in self.jobs:
             if key not in names:
-                names[key] = self._store(key, prefix, made[key], table, key not in drawn)
+                cached = key not in drawn
+                names[key] = store_named(self.store, names_table, key, prefix, made[key], cached)
         self.cache.save()
-        table.save()
+        if table is None:
+            names_table.save()
         return {**names, **self.pictures}
 
-    def _store(self, key: str, prefix: str, data: bytes, table: FaceNames, cached: bool) -> str:
-        """Store a face; its file name. The name (a digest of the bytes) and the CRC-32 of a
-        face read from the cache follow from its key as its bytes do: they are kept in the
-        table of the build before (`FaceNames`), so such a face is not hashed again, here or
-        in the zip. A face drawn by this build is hashed."""
-        kept = table.kept(key, prefix, len(data)) if cached else None
-        if kept is not None:
-            name, crc = kept
-            self.store.files[name] = data
-        else:
-            name = self.store.add_png(data, prefix)
-            crc = zlib.crc32(data)
-        self.store.crcs[name] = crc
-        table.note(key, name, crc, len(data))
-        return name
+    def names_table(self) -> FaceNames:
+        """The names the build before gave, for this cache, language and kind of faces."""
+        return FaceNames(self.cache.pack, self.lang, self.images)
+
+
+def store_named(
+    store: ImageStore, table: FaceNames, key: str, prefix: str, data: bytes, cached: bool
+) -> str:
+    """Store an image of cache key `key`; its file name. The name (a digest of the bytes) and
+    the CRC-32 of an image read from its cache follow from its key as its bytes do: they are
+    kept in the table of the build before (`FaceNames`), so such an image (a face, a chart) is
+    not hashed again, here or in the zip. One drawn by this build is hashed."""
+    kept = table.kept(key, prefix, len(data)) if cached else None
+    if kept is not None:
+        name, crc = kept
+        store.files[name] = data
+    else:
+        name = store.add_png(data, prefix)
+        crc = zlib.crc32(data)
+    store.crcs[name] = crc
+    table.note(key, name, crc, len(data))
+    return name
 
 
 class FaceNames:
-    """The file name and CRC-32 of every face of a build, by the face's key, kept for the next
-    build in one file beside the render cache's pack (`<pack>.names-<language and kind>`): read
-    and written whole, once per build (a warm build of 8,000 counters looked 12,860 of them
-    up in the pack one by one). A missing or damaged table is empty: every face is hashed."""
+    """The file name and CRC-32 of every face and chart PNG of a build, by its cache key, kept
+    for the next build in one file beside the faces' render cache pack (`<pack>.names-<language
+    and kind>`): read and written whole, once per build (a warm build of 8,000 counters looked
+    12,860 of them up in the pack one by one, and hashed its 114 MB of charts again). A missing
+    or damaged table is empty: every image is hashed."""
 
     def __init__(self, pack: Path | None, lang: str, images: str) -> None:
         kind = hashlib.sha256(f"{lang}:{images}".encode()).hexdigest()[:12]
@@ -203,15 +226,12 @@ class FaceNames:
         self.now: dict[str, tuple[str, int, int]] = {}
 
     def kept(self, key: str, prefix: str, size: int) -> tuple[str, int] | None:
-        """(name, CRC-32) the build before gave the face of `key`, when it gave one of this
+        """(name, CRC-32) the build before gave the image of `key`, when it gave one of this
         size and prefix."""
         found = self.before.get(key)
-        if type(found) is not tuple or len(found) != 3:
+        if found is None or found[2] != size or not found[0].startswith(f"{prefix}-"):
             return None
-        name, crc, length = found
-        if type(name) is not str or type(crc) is not int or length != size:
-            return None
-        return (name, crc) if name.startswith(f"{prefix}-") else None
+        return found[0], found[1]
 
     def note(self, key: str, name: str, crc: int, size: int) -> None:
         self.now[key] = (name, crc, size)
@@ -233,8 +253,9 @@ CHECKSUM = struct.Struct("<I")
 """The CRC-32 of a names table, before it (a table whose bytes do not match it is not read)."""
 
 
-def _read_names(path: Path) -> dict[object, object]:
-    """A names table written before; empty when missing, damaged or not one."""
+def _read_names(path: Path) -> dict[str, tuple[str, int, int]]:
+    """A names table written before; empty when missing, damaged or not one (checked whole,
+    in passes that stay in C: `kept` then trusts its entries' shape)."""
     try:
         data = path.read_bytes()
         (crc,) = CHECKSUM.unpack_from(data)
@@ -242,7 +263,15 @@ def _read_names(path: Path) -> dict[object, object]:
         table = marshal.loads(payload) if zlib.crc32(payload) == crc else None
     except (OSError, EOFError, ValueError, TypeError, struct.error):
         return {}
-    return table if type(table) is dict else {}
+    if type(table) is not dict or not all_of_type(table, str):
+        return {}
+    values = table.values()
+    if not all_of_type(values, tuple) or not set(map(len, values)) <= {3}:
+        return {}
+    names, crcs, sizes = zip(*values, strict=True) if values else ((), (), ())
+    if not (all_of_type(names, str) and all_of_type(crcs, int) and all_of_type(sizes, int)):
+        return {}
+    return table
 
 
 def _queue_units(
@@ -275,10 +304,7 @@ def _queue_units(
             back = faces.face(
                 unit.art, "back", owner, partial(faces.want, "unit", draw_back, identity, "back")
             )
-        steps = tuple(
-            faces.want("step", partial(step_drawing, lost), "step", lost)
-            for lost in range(1, unit.steps)
-        )
+        steps = tuple(faces.step(lost) for lost in range(1, unit.steps))
         keys[unit.id] = (front, back, steps)
     return keys
 
@@ -430,7 +456,8 @@ def _render_plan(
         )
         for d in game.decks
     }
-    names = faces.finish()
+    table = faces.names_table()
+    names = faces.finish(table)
     drawn, reused = faces.drawn - boards_drawn, faces.reused - boards_reused
     plan = ModulePlan(
         game,
@@ -449,10 +476,19 @@ def _render_plan(
         holding_image,
     )
     plan.faces_drawn, plan.faces_reused = drawn, reused
-    plan.charts = [(title, store.add_png(data, "chart")) for title, data in chart_pngs(game, lang)]
+    plan.charts = [(c.title, _store_chart(c, store, table)) for c in chart_images(game, lang)]
     plan.chart_names = [chart.name for chart in all_charts(game, lang)]
     plan.image_crcs = {f"images/{name}": crc for name, crc in store.crcs.items()}
+    table.save()
     return plan, {f"images/{name}": data for name, data in store.files.items()}
+
+
+def _store_chart(chart: ChartPng, store: ImageStore, table: FaceNames) -> str:
+    """Store a chart's PNG; its file name. One the charts' render cache gave (not drawn by
+    this build) is named by its key as the build before named it (`store_named`)."""
+    if not chart.key:
+        return store.add_png(chart.data, "chart")
+    return store_named(store, table, chart.key, "chart", chart.data, not chart.drawn)
 
 
 def _board_png(
