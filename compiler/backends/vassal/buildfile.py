@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -154,7 +155,8 @@ class SlotTexts:
         self.panels: list[list[str]] = []
         """Each panel's slots, as lxml writes them."""
         self.texts: list[str] = []
-        """The slots' piece texts (the menu commands are looked for in them)."""
+        """Each panel's menu commands (those of PIECE_WORDS its slots' piece texts hold, one a
+        line: what `_piece_texts` looks for)."""
 
     def open(self, panel: etree._Element) -> list[str]:
         """The list `panel`'s slots are written into; its placeholder put in it."""
@@ -331,22 +333,51 @@ def _held(slots: SlotTexts | None) -> list[str]:
     return slots.texts if slots is not None else []
 
 
-def _slot(
-    panel: etree._Element,
-    held: list[str] | None,
-    slots: SlotTexts | None,
-    text: str,
-    name: str,
-    gpid: int,
+class SlotPiece(NamedTuple):
+    """A tray slot to write: what decides its piece's text (its key in `plan.piece_texts`),
+    how to make the text, the slot's name and gpid. (A named tuple: one per piece.)"""
+
+    key: tuple[object, ...]
+    make: Callable[[], str]
+    name: str
+    gpid: int
+
+
+def _panel_slots(
+    plan: ModulePlan, panel: etree._Element, slots: SlotTexts | None, pieces: list[SlotPiece]
 ) -> None:
-    """A tray's PieceSlot: its piece's text, name and gpid; written as text into `held` (the
-    panel's list in `slots`) when given, else a node of the panel."""
-    if held is not None and slots is not None:
-        held.append(slot_xml(text, name, gpid))
-        slots.texts.append(text)
+    """A tray panel's PieceSlots. Written as text into `slots` when given: the panel's lines
+    and menu commands are kept between builds whole (`plan.piece_texts`) by its slots' keys
+    and names, so a panel none of whose pieces changed is one look-up (a warm build of 8,000
+    counters looked every slot up on its own), and one that changed makes its texts again.
+    Else nodes of the panel, each text made (or taken from `plan.piece_texts`)."""
+    if slots is None:
+        size = str(PIECE_SIZE)
+        for piece in pieces:
+            text = plan.piece_texts.text(piece.make, *piece.key)
+            node(
+                panel,
+                SLOT,
+                text,
+                entryName=piece.name,
+                gpid=str(piece.gpid),
+                height=size,
+                width=size,
+            )
         return
-    size = str(PIECE_SIZE)
-    node(panel, SLOT, text, entryName=name, gpid=str(gpid), height=size, width=size)
+    held = slots.open(panel)
+    keys = [(piece.key, piece.name) for piece in pieces]
+    words, *lines = plan.piece_texts.lines(partial(_panel_lines, pieces), "panel", keys)
+    held.extend(lines)
+    slots.texts.append(words)
+
+
+def _panel_lines(pieces: list[SlotPiece]) -> list[str]:
+    """A panel's menu commands (one a line), then its slots as lxml writes them."""
+    texts = [piece.make() for piece in pieces]
+    words = [word for word in PIECE_WORDS if any(word in text for text in texts)]
+    lines = [slot_xml(text, p.name, p.gpid) for text, p in zip(texts, pieces, strict=True)]
+    return ["\n".join(words), *lines]
 
 
 def _joined(text: Text, suffix: str = "", prefix: str = "") -> Localized:
@@ -393,9 +424,9 @@ def _prototypes(root: etree._Element, plan: ModulePlan) -> None:
         )
 
 
-def unit_slot_text(plan: ModulePlan, unit: Unit, gpid: int) -> str:
-    """A unit's PieceSlot text (kept between builds by the unit's identity, images and gpid)."""
-    images = plan.unit_images[unit.id]
+def unit_slot(plan: ModulePlan, unit: Unit) -> SlotPiece:
+    """A unit's PieceSlot (its text keyed by the unit's identity, images and gpid)."""
+    images, gpid = plan.unit_images[unit.id], plan.gpids[f"unit:{unit.id}"]
 
     def make() -> str:
         if plan.is_block(unit):
@@ -403,18 +434,19 @@ def unit_slot_text(plan: ModulePlan, unit: Unit, gpid: int) -> str:
         return add_piece(pc.counter_traits(plan.game, unit, images, gpid=gpid))
 
     identity = unit_identity(plan.game, unit)
-    return plan.piece_texts.text(make, "slot", identity, *image_names(images), gpid)
+    return SlotPiece(("slot", identity, *image_names(images), gpid), make, unit.name.en, gpid)
 
 
-def marker_slot_text(plan: ModulePlan, marker: Marker, gpid: int) -> str:
-    """A marker's PieceSlot text (kept like a unit's)."""
-    images = plan.marker_images[marker.id]
+def marker_slot(plan: ModulePlan, marker: Marker) -> SlotPiece:
+    """A marker's PieceSlot (keyed like a unit's)."""
+    images, gpid = plan.marker_images[marker.id], plan.gpids[f"marker:{marker.id}"]
 
     def make() -> str:
         return add_piece(pc.marker_traits(marker, images, gpid=gpid))
 
     identity = marker_identity(plan.game, marker)
-    return plan.piece_texts.text(make, "marker slot", identity, *image_names(images), gpid)
+    key = ("marker slot", identity, *image_names(images), gpid)
+    return SlotPiece(key, make, marker.id, gpid)
 
 
 def image_names(images: pc.Images) -> tuple[str, str, tuple[str, ...]]:
@@ -479,11 +511,7 @@ def _trays(
                 if formation
                 else _tool_joined(OTHER_UNITS, prefix),
             )
-            held = slots.open(panel) if slots is not None else None
-            for unit in members:
-                gpid = plan.gpids[f"unit:{unit.id}"]
-                text = unit_slot_text(plan, unit, gpid)
-                _slot(panel, held, slots, text, unit.name.en, gpid)
+            _panel_slots(plan, panel, slots, [unit_slot(plan, unit) for unit in members])
     if game.markers:
         _marker_tray(tabs, plan, texts, slots)
 
@@ -506,26 +534,23 @@ def _marker_tray(
         divider="200",
     )
     texts.attribute(tab, "entryName", tool_text(N_("Markers")))
-    panels: dict[str, tuple[etree._Element, list[str] | None]] = {}
+    sets: dict[str, list[Marker]] = {}
     for marker in plan.game.markers.values():
-        set_ = marker.set
-        found = panels.get(set_.id)
-        if found is None:
-            prefix = f"[{set_.title}] " if set_.title else ""
-            panel = node(
-                tab,
-                WIDGET + "PanelWidget",
-                entryName=prefix + set_.name.en,
-                fixed="false",
-                nColumns="10",
-                vert="false",
-                scale="1.0",
-            )
-            texts.attribute(panel, "entryName", _joined(set_.name, prefix=prefix))
-            found = panels[set_.id] = (panel, slots.open(panel) if slots is not None else None)
-        panel, held = found
-        gpid = plan.gpids[f"marker:{marker.id}"]
-        _slot(panel, held, slots, marker_slot_text(plan, marker, gpid), marker.id, gpid)
+        sets.setdefault(marker.set.id, []).append(marker)
+    for members in sets.values():
+        set_ = members[0].set
+        prefix = f"[{set_.title}] " if set_.title else ""
+        panel = node(
+            tab,
+            WIDGET + "PanelWidget",
+            entryName=prefix + set_.name.en,
+            fixed="false",
+            nColumns="10",
+            vert="false",
+            scale="1.0",
+        )
+        texts.attribute(panel, "entryName", _joined(set_.name, prefix=prefix))
+        _panel_slots(plan, panel, slots, [marker_slot(plan, marker) for marker in members])
 
 
 def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout, texts: Translations) -> None:

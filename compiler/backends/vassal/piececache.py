@@ -1,6 +1,7 @@
 """The AddPiece texts of a module's pieces (tray slots, pieces of the set-up saves) and its set-up
 saves, kept between builds: a warm rebuild writes again only the pieces whose records changed
-and the saves that hold one.
+and the saves that hold one. A tray panel's slots are kept whole (`PieceTexts.lines`, by the
+keys of its pieces): a warm build looks up one entry per panel, not one per piece.
 
 A text's key is the identity digest of the unit or marker it is made of (compiler.backends.art
 .identity: the record with its type, nationality, side and the layouts; the same digests the
@@ -15,6 +16,7 @@ files (`saves.save_file`).
 from __future__ import annotations
 
 import hashlib
+import marshal
 import sys
 import zlib
 from collections.abc import Callable
@@ -65,7 +67,32 @@ class PieceTexts:
         key = hashlib.sha256((self.prefix + repr(parts)).encode("utf-8")).hexdigest()
         return self.cache.fetch(key, make)
 
+    def lines(self, make: Callable[[], list[str]], *parts: object) -> list[str]:
+        """`text` for a list of texts (a tray panel's slots): kept as one entry, read in one
+        look-up. An entry that does not read back as such a list is not served (made again)."""
+        if self.cache is None:
+            return make()
+        made: list[str] = []
+
+        def remade() -> bytes:
+            made.extend(make())
+            return marshal.dumps(made)
+
+        data = self.data(remade, *parts)
+        return made or _texts(data) or make()
+
     def save(self) -> None:
         """Write what this build made; drop what several builds have not used."""
         if self.cache is not None:
             self.cache.save()
+
+
+def _texts(data: bytes) -> list[str] | None:
+    """A list of texts `PieceTexts.lines` kept; None when the bytes are not one."""
+    try:
+        found = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if type(found) is not list or not all(type(text) is str for text in found):
+        return None
+    return found
