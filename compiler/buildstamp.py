@@ -184,6 +184,10 @@ class Recorder:
     doubt: bool = False
     trust_outputs: bool = True
     """Whether the previous outputs may be reused where unchanged (not with `--force`)."""
+    before: Mapping[str, Entry] = field(default_factory=dict)
+    """The inputs the last stamp of this folder recorded: an input with the size and mtime
+    recorded there is not hashed again (the test `fresh` trusts too); the tool's code and
+    the fonts were 9 MB hashed by every build that was not up to date."""
 
     @classmethod
     def start(
@@ -191,6 +195,7 @@ class Recorder:
     ) -> Recorder:
         """Record the inputs known before the game is loaded (call it before loading)."""
         recorder = cls(folder, out_dir, build_settings, trust_outputs=trust_outputs)
+        recorder.before = _recorded_inputs(folder, out_dir)
         try:
             recorder._record_folder()
             recorder._record(_tool_files())
@@ -212,7 +217,7 @@ class Recorder:
 
     def _record(self, paths: Iterable[str]) -> None:
         for path in paths:
-            self.inputs[path] = _entry(path)
+            self.inputs[path] = _entry(path, self.before.get(path))
 
     def add_art(self, game: GameData) -> None:
         """Record the board and piece art the loaded game names (before the build reads it)."""
@@ -288,8 +293,24 @@ _known: dict[tuple[str, int, int, int, int], Entry] = {}
 """Entries already recorded in this process (the tool and the fonts serve every game)."""
 
 
-def _entry(path: str) -> Entry:
-    """An input as it is now: absent, or its size, mtime and digest."""
+def _recorded_inputs(folder: Path, out_dir: Path) -> Mapping[str, Entry]:
+    """The inputs the last stamp of `folder` in `out_dir` recorded (path → entry); empty when
+    there is none, it is not one this version wrote, or its digest does not add up."""
+    try:
+        stamp = _read_stamp(stamp_path(out_dir, folder))
+        if stamp["format"] != FORMAT or stamp["folder"] != str(folder):
+            return {}
+        inputs = stamp["inputs"]
+        if not isinstance(inputs, dict) or _digest_of(stamp["settings"], inputs) != stamp["digest"]:
+            return {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return {}
+    return inputs
+
+
+def _entry(path: str, recorded: object = None) -> Entry:
+    """An input as it is now: absent, or its size, mtime and digest. A `recorded` entry (the
+    last stamp's) of the same size and mtime gives the digest without hashing the file."""
     if not os.path.lexists(path):
         return None
     try:
@@ -297,6 +318,9 @@ def _entry(path: str) -> Entry:
         key = (path, before.st_size, before.st_mtime_ns, before.st_ino, before.st_ctime_ns)
         if key in _known:
             return _known[key]
+        if _same_file(recorded, before):
+            assert isinstance(recorded, list)
+            return [before.st_size, before.st_mtime_ns, recorded[2]]
         info, digest = _hash(path)
     except OSError as err:  # a link to nothing, a pipe, a folder: not an input to vouch for
         raise Doubt from err
@@ -305,6 +329,20 @@ def _entry(path: str) -> Entry:
     if not racy:
         _known[key] = entry
     return entry
+
+
+def _same_file(recorded: object, now: os.stat_result) -> bool:
+    """Whether a stamp's entry is of a regular file of this size and mtime (-1, a racy one,
+    never is) with a digest."""
+    return (
+        isinstance(recorded, list)
+        and len(recorded) == 3
+        and stat.S_ISREG(now.st_mode)
+        and recorded[0] == now.st_size
+        and recorded[1] == now.st_mtime_ns
+        and isinstance(recorded[2], str)
+        and len(recorded[2]) == 64
+    )
 
 
 def _hash(path: str) -> tuple[os.stat_result, str]:

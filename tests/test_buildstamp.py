@@ -90,6 +90,31 @@ def test_a_touched_input_with_the_same_content_is_still_up_to_date(
     assert loads == []
 
 
+def test_a_build_hashes_only_the_inputs_that_changed(
+    warned: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An input the last stamp recorded with its size and mtime as they are is not hashed
+    again (the tool's code, its libraries, the fonts); the game's files, written just now,
+    are (an mtime within RACY_SECONDS cannot tell two versions apart)."""
+    out = tmp_path / "out"
+    build(warned, out, capsys)
+    _edit_data(warned, out)
+    hashed: list[str] = []
+    real = buildstamp._hash
+
+    def spy(path: str) -> tuple[object, str]:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(buildstamp, "_hash", spy)
+    monkeypatch.setattr(buildstamp, "_known", {})  # as in a new process
+    assert "mini: wrote" in build(warned, out, capsys)
+    assert hashed and all(Path(path).is_relative_to(warned) for path in hashed), hashed
+
+
 def _edit_data(folder: Path, out: Path) -> None:
     replace_in(folder / "units.yaml", "1st Infantry", "1st Grenadiers")
 
