@@ -11,13 +11,16 @@ broken template is a finding, never a traceback.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import traceback
-from collections.abc import Iterable
+import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from types import MappingProxyType
 
@@ -38,6 +41,7 @@ from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart, Row
 from compiler.model.common import Text, is_number
+from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.source import SourceFile
@@ -114,9 +118,11 @@ def _player_aids(game: GameData, cache: Path | None) -> tuple[tuple[Chart, ...],
     if not source:
         return (), []
     path = Path(path_text)
+    store = None if cache is None or own else _Store(read_kept(cache / AIDS_CACHE))
+    rows = None if store is None else _KeptRows(store, source)
     try:
         template = _sandbox().from_string(source) if own else _shared_template(source)
-        rendered = _render(template, _names(game))
+        rendered = _render(template, _names(game, rows))
     except jinja2.TemplateSyntaxError as err:
         where = Location(str(path), err.lineno)
         return (), [Finding("player-aids", where, f"template syntax: {err.message}", "")]
@@ -134,9 +140,9 @@ def _player_aids(game: GameData, cache: Path | None) -> tuple[tuple[Chart, ...],
         if line is not None:
             finding = replace(finding, location=Location(str(path), line))
         return (), [finding]
-    if cache is None or own:  # a game's own template may write any shape: read it whole
+    if cache is None or store is None:  # a game's own template may write any shape
         return _read(path, rendered)
-    return _read_cached(path, rendered, cache / AIDS_CACHE)
+    return _read_cached(path, rendered, cache / AIDS_CACHE, store)
 
 
 def _read(path: Path, rendered: str) -> tuple[tuple[Chart, ...], list[Finding]]:
@@ -161,29 +167,31 @@ CHART_ITEM = re.compile(r"^  - ", re.MULTILINE)
 
 
 def _read_cached(
-    path: Path, rendered: str, stored: Path
+    path: Path, rendered: str, stored: Path, store: _Store | None = None
 ) -> tuple[tuple[Chart, ...], list[Finding]]:
     """_read, chart by chart, each kept in `stored` under a digest of its output text, its
     first line, the template's path and the loader's code: a chart whose output did not change
     is not read again (at 2,000 counters reading the output is most of what the aids cost). A
-    chart that changed is read row by row (see _chart_by_rows): one changed unit changes one
-    row of an order of battle. The shared template writes `charts:` and one `  - ` item per
-    chart, values on one line; any other shape, and any chart that does not read clean, is
-    read whole by _read, so its findings are the same. A stored chart or row is read back only
-    as model records (see compiler.load.records)."""
+    chart whose rows come last is kept as parts (see _chart_by_rows): its head with the first
+    row, then its other rows in runs of RUN_ROWS; a chart that changed reads again only the
+    parts whose output changed (one changed unit changes one run of an order of battle), and
+    no part that did not change is written again. The shared template writes `charts:` and
+    one `  - ` item per chart, values on one line; any other shape, and any chart that does
+    not read clean, is read whole by _read, so its findings are the same. A stored part is
+    read back only as model records (see compiler.load.records). `store`: what was read from
+    `stored` before the render (which took its rows from there: see _KeptRows)."""
     chunks = _chart_chunks(rendered)
     if chunks is None:
         return _read(path, rendered)
-    store = _Store(read_kept(stored))
+    store = store or _Store(read_kept(stored))
     charts: list[Chart] = []
     for first_line, text in chunks:
         key = _digest("chart", path, first_line, text)
-        chart = unpickled(store.known.get(key, b""))
-        if isinstance(chart, Chart):
-            store.keep_chart(key)
-        else:
+        chart = store.chart(key)
+        if chart is None:
             chart = _chart_by_rows(path, first_line, text, store, key)
-            chart = chart or _chart_alone(path, first_line, text)
+        if chart is None:
+            chart = _chart_alone(path, first_line, text)
             if chart is None:
                 return _read(path, rendered)
             store.kept[key] = pickled(chart)
@@ -193,36 +201,117 @@ def _read_cached(
     return tuple(charts), []
 
 
+PARTS = b"/parts"
+"""After a chart's key: the keys of its parts (its head, then its runs of rows), the one after
+the other, and a check of them (see _listed)."""
+KEY_SIZE = 32
+RUN_ROWS = 16
+"""Rows kept together: a changed row costs reading this many rows again, an unchanged chart
+costs reading back one stored part per this many rows."""
+Run = tuple[tuple[Row, tuple[int, int]], ...]
+"""Rows of a chart read, each with where it starts (line, column)."""
+
+
 class _Store:
-    """The charts and rows kept by the last build (`known`), and those this one keeps."""
+    """The charts and their parts kept by the last build (`known`), and those this one keeps
+    (only what this build used: the file does not grow)."""
 
     def __init__(self, known: dict[bytes, bytes]) -> None:
         self.known = known
         self.kept: dict[bytes, bytes] = {}
 
-    def keep_chart(self, key: bytes) -> None:
-        """Keep a chart read back, and the rows it was read from (the next build may change
-        one of them)."""
-        self.kept[key] = self.known[key]
-        listed = self.known.get(key + ROW_KEYS, b"")
-        if len(listed) % KEY_SIZE:
-            return
-        self.kept[key + ROW_KEYS] = listed
-        for start in range(0, len(listed), KEY_SIZE):
-            row_key = listed[start : start + KEY_SIZE]
-            if row_key in self.known:
-                self.kept[row_key] = self.known[row_key]
+    def chart(self, key: bytes) -> Chart | None:
+        """The chart kept under `key`, whole or as parts; None when there is none, or a part
+        is missing or damaged."""
+        data = self.known.get(key)
+        if data is not None:
+            whole = unpickled(data)
+            if isinstance(whole, Chart):
+                self.kept[key] = data
+                return whole
+        listed = self.known.get(key + PARTS, b"")
+        keys = _part_keys(key, listed)
+        if keys is None:
+            return None
+        head = self.head(keys[0])
+        runs = [self.run(run_key) for run_key in keys[1:]]
+        if head is None or any(run is None for run in runs):
+            return None
+        self.kept[key + PARTS] = listed
+        return _assembled(head, [row for run in runs if run is not None for row in run])
+
+    def head(self, key: bytes) -> Chart | None:
+        """A chart's head with its first row, kept under `key`."""
+        data = self.known.get(key, b"")
+        head = unpickled(data)
+        if not isinstance(head, Chart) or len(head.rows) != 1:
+            return None
+        self.kept[key] = data
+        return head
+
+    def run(self, key: bytes) -> Run | None:
+        """A run of rows kept under `key`."""
+        data = self.known.get(key, b"")
+        run = _as_run(unpickled(data))
+        if run is not None:
+            self.kept[key] = data
+        return run
+
+
+class _KeptRows:
+    """Rows of the shared template's output kept between builds (`unit_rows`): each under a
+    key of the template's text, the loader's code (aids.py is part of it) and the content
+    digests of the records the row shows (its unit and the unit's formation: see
+    compiler.model.digests, which the loader tells the digests of the units it reads back),
+    so a warm build writes again only the rows of the units that changed."""
+
+    def __init__(self, store: _Store, source: str) -> None:
+        self.store = store
+        template = hashlib.sha256(source.encode("utf-8")).hexdigest()
+        self.seed = record_key("unit-row", template)
+
+    def row(self, unit: Unit, formation: object, write: Callable[[Unit], object]) -> str:
+        """The text `write(unit)` gives, kept under a key of what it shows."""
+        shown = f"{content_digest(unit)}:{'' if formation is None else content_digest(formation)}"
+        key = hashlib.sha256(self.seed + shown.encode()).digest()
+        found = self.store.known.get(key)
+        if found is not None:
+            text = _checked_text(found)
+            if text is not None:
+                self.store.kept[key] = found
+                return text
+        text = str(write(unit))
+        data = text.encode("utf-8")
+        self.store.kept[key] = _check(data) + data
+        return text
+
+
+CHECK_SIZE = 4
+
+
+def _check(data: bytes) -> bytes:
+    """What a kept row's text starts with: the CRC-32 of its bytes (a row cut short or
+    damaged is no row: see _checked_text)."""
+    return zlib.crc32(data).to_bytes(CHECK_SIZE, "big")
+
+
+def _checked_text(kept: bytes) -> str | None:
+    """The text of a row kept by _KeptRows.row, when it is whole."""
+    data = kept[CHECK_SIZE:]
+    if len(kept) < CHECK_SIZE or _check(data) != kept[:CHECK_SIZE]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 ROWS_LINE = "    rows:\n"
 ROW_INDENT = 6
-ROW_KEYS = b"/rows"
-"""After a chart's key: the keys of its rows (after the first), the one after the other."""
-KEY_SIZE = 32
 
 
 def _digest(kind: str, path: Path, first_line: int, text: str) -> bytes:
-    """The key of a chart's or a row's output text at its first line of the output."""
+    """The key of a chart's or a part's output text at its first line of the output."""
     return record_key(kind, str(path), first_line, text)
 
 
@@ -236,9 +325,11 @@ def _chart_alone(path: Path, first_line: int, text: str) -> Chart | None:
 def _chart_by_rows(
     path: Path, first_line: int, text: str, store: _Store, key: bytes
 ) -> Chart | None:
-    """A chart whose `rows:` come last, read as its head with the first row, then row by row
-    (each row kept in `store`; see compiler.load.chunks): the chart a read of its whole text
-    gives, with the same lines. None for another shape, or a row that does not read clean."""
+    """A chart whose `rows:` come last, read as its head with the first row, then its other
+    rows in runs of RUN_ROWS (each row read alone; see compiler.load.chunks), each part kept in
+    `store` under a digest of its text and lines, and their keys under the chart's: the chart
+    a read of its whole text gives, with the same lines. None for another shape, or a row
+    that does not read clean."""
     lines = lines_of(text)
     if lines is None or ROWS_LINE not in lines:
         return None
@@ -246,26 +337,73 @@ def _chart_by_rows(
     rows = items_of(lines[at + 1 :], first_line + at + 1, ROW_INDENT)
     if rows is None:
         return None
-    head = _chart_alone(path, first_line, "".join(lines[: at + 1]) + rows[0][1])
-    if head is None or len(head.rows) != 1:
+    head_text = "".join(lines[: at + 1]) + rows[0][1]
+    head_key = _digest("head", path, first_line, head_text)
+    head = store.head(head_key)
+    if head is None:
+        head = _chart_alone(path, first_line, head_text)
+        if head is None or len(head.rows) != 1:
+            return None
+        store.kept[head_key] = pickled(head)
+    keys = [head_key]
+    found: list[tuple[Row, tuple[int, int]]] = []
+    for start in range(1, len(rows), RUN_ROWS):
+        group = rows[start : start + RUN_ROWS]
+        run_key = _run_key(path, group)
+        run = store.run(run_key)
+        if run is None:
+            run = _run_alone(path, group)
+            if run is None:
+                return None
+            store.kept[run_key] = pickled(run)
+        keys.append(run_key)
+        found.extend(run)
+    store.kept[key + PARTS] = _listed(key, keys)
+    return _assembled(head, found)
+
+
+def _listed(key: bytes, parts: list[bytes]) -> bytes:
+    """The keys of a chart's parts as kept: one after the other, then a digest of them and the
+    chart's key (a list cut short or damaged is no list: see _part_keys)."""
+    joined = b"".join(parts)
+    return joined + record_key("parts", key, joined)
+
+
+def _part_keys(key: bytes, listed: bytes) -> list[bytes] | None:
+    """The keys of a chart's parts kept by _listed; None when they are not whole."""
+    if len(listed) < 2 * KEY_SIZE or len(listed) % KEY_SIZE:
         return None
-    found = [head.rows[0]]
-    locs = dict(head.locs)
-    row_keys: list[bytes] = []
-    for index, (line, row_text) in enumerate(rows[1:], 1):
-        row_key = _digest("row", path, line, row_text)
-        stored = store.known.get(row_key, b"")
-        hit = _unpickled_row(stored)
-        read = hit or _row_alone(path, line, row_text)
+    joined, check = listed[:-KEY_SIZE], listed[-KEY_SIZE:]
+    if record_key("parts", key, joined) != check:
+        return None
+    return [joined[start : start + KEY_SIZE] for start in range(0, len(joined), KEY_SIZE)]
+
+
+def _run_key(path: Path, rows: list[tuple[int, str]]) -> bytes:
+    """The key of a run of rows: each row's first line and text (its length first, so no two
+    runs give the same text)."""
+    text = "".join(f"{line}:{len(row)}:{row}" for line, row in rows)
+    return _digest("rows", path, rows[0][0], text)
+
+
+def _run_alone(path: Path, rows: list[tuple[int, str]]) -> Run | None:
+    """A run of rows read row by row; None unless every row reads clean."""
+    found = []
+    for line, text in rows:
+        read = _row_alone(path, line, text)
         if read is None:
             return None
-        row, where = read
-        store.kept[row_key] = stored if hit else pickled(read)
-        row_keys.append(row_key)
-        found.append(row)
+        found.append(read)
+    return tuple(found)
+
+
+def _assembled(head: Chart, rows: list[tuple[Row, tuple[int, int]]]) -> Chart:
+    """The chart of a head (with its first row) and its other rows, as a whole read gives it."""
+    locs = dict(head.locs)
+    for index, (_row, where) in enumerate(rows, 1):
         locs[f"rows.{index}"] = where
-    store.kept[key + ROW_KEYS] = b"".join(row_keys)
-    return replace(head, rows=tuple(found), locs=MappingProxyType(locs))
+    found = (head.rows[0], *(row for row, _where in rows))
+    return replace(head, rows=found, locs=MappingProxyType(locs))
 
 
 def _row_alone(path: Path, line: int, text: str) -> tuple[Row, tuple[int, int]] | None:
@@ -281,14 +419,19 @@ def _row_alone(path: Path, line: int, text: str) -> tuple[Row, tuple[int, int]] 
     return row, (item.line, item.column)
 
 
-def _unpickled_row(data: bytes) -> tuple[Row, tuple[int, int]] | None:
-    found = unpickled(data)
-    if not isinstance(found, tuple) or len(found) != 2 or not isinstance(found[0], Row):
+def _as_run(found: object) -> Run | None:
+    """`found` when it is a run of rows read before: rows, each with where it starts."""
+    # checked in passes that stay in C: a large game's charts hold thousands of rows
+    if type(found) is not tuple or not found or set(map(type, found)) != {tuple}:
         return None
-    where = found[1]
-    if not (isinstance(where, tuple) and len(where) == 2 and all(type(n) is int for n in where)):
+    if set(map(len, found)) != {2}:
         return None
-    return found[0], (where[0], where[1])
+    rows, wheres = zip(*found, strict=True)
+    if set(map(type, rows)) != {Row} or set(map(type, wheres)) != {tuple}:
+        return None
+    if set(map(len, wheres)) != {2} or set(map(type, chain.from_iterable(wheres))) != {int}:
+        return None
+    return found
 
 
 def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:
@@ -335,7 +478,14 @@ def _failed(path: Path, message: str) -> Finding:
 
 
 def _render(template: jinja2.Template, names: dict[str, object]) -> str:
-    """The template's output, stopped once it passes MAX_OUTPUT characters."""
+    """The template's output, stopped once it passes MAX_OUTPUT characters. The shared
+    template is rendered at once and its size checked after (it comes with countermix: the
+    check of each of its hundred thousand parts cost more than joining them)."""
+    if not isinstance(template.environment, SandboxedEnvironment):
+        rendered = template.render(**names)
+        if len(rendered) > MAX_OUTPUT:
+            raise SecurityError(f"the output passes {MAX_OUTPUT // 1048576} MiB")
+        return rendered
     parts: list[str] = []
     size = 0
     for part in template.generate(**names):
@@ -348,7 +498,7 @@ def _render(template: jinja2.Template, names: dict[str, object]) -> str:
 
 def _configure(env: jinja2.Environment) -> jinja2.Environment:
     env.filters["t"] = _yaml_value
-    env.filters["ids"] = lambda values: _json(list(values))
+    env.filters["ids"] = _ids
     env.globals["tr"] = tr_text
     return env
 
@@ -409,18 +559,33 @@ def _sandbox() -> jinja2.Environment:
 
 
 def _yaml_value(value: object) -> str:
-    """A text as {en, ja} (JSON is YAML), anything else as a JSON string."""
+    """A text as {en, ja} (JSON is YAML), anything else as a JSON string: what
+    `json.dumps(..., ensure_ascii=False)` writes, each string quoted by its own encoder (the
+    filter runs for every cell of every row)."""
     if isinstance(value, Text):
-        return _json({"en": value.en, "ja": value.ja or value.en})
-    return _json("" if value is None else str(value))
+        en = _quoted(value.en)
+        return f'{{"en": {en}, "ja": {_quoted(value.ja) if value.ja else en}}}'
+    return _quoted("" if value is None else value if type(value) is str else str(value))
+
+
+def _ids(values: Iterable[object]) -> str:
+    """A list of ids as a JSON list (what _json writes: each string quoted, ", " between)."""
+    found = list(values)
+    strings = [value for value in found if isinstance(value, str) and type(value) is str]
+    if len(strings) == len(found):
+        return "[" + ", ".join(map(_quoted, strings)) + "]"
+    return _json(found)
 
 
 _json = json.JSONEncoder(ensure_ascii=False).encode
 """json.dumps(value, ensure_ascii=False), without making an encoder for each value."""
+_quoted: Callable[[str], str] = json.encoder.encode_basestring
+"""A string as JSON writes it when not asked to keep to ASCII (what _json does with one)."""
 
 
-def _names(game: GameData) -> dict[str, object]:
-    """What the template may use besides `game`."""
+def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
+    """What the template may use besides `game` (`kept`: the rows of the last build, for the
+    shared template)."""
     formations = {f.id: f for f in game.formations}
 
     def unit_name(unit_id: str) -> Text:
@@ -489,9 +654,17 @@ def _names(game: GameData) -> dict[str, object]:
             if not isinstance(v, bool) and len(str(v)) < 12
         )
 
+    def unit_rows(side_id: str, write: Callable[[Unit], object]) -> str:
+        """What `write(unit)` writes for each unit of a side, one after the other."""
+        units = [u for u in game.units if u.side == side_id]
+        if kept is None:
+            return "".join(str(write(unit)) for unit in units)
+        return "".join(kept.row(u, formations.get(u.formation), write) for u in units)
+
     return {
         "game": game,
         "turn_tracks": game.game.turn_tracks(),
+        "unit_rows": unit_rows,
         "names": names,
         "place": place,
         "setup_groups": setup_groups,

@@ -1,0 +1,220 @@
+"""The player aids kept as parts (a chart's head, then runs of rows) give exactly the charts a
+plain whole render and read gives, for the seed games and generated ones, cold, warm and after
+a change; a changed unit reads one run again, and a damaged part is read afresh."""
+
+from __future__ import annotations
+
+import json
+import marshal
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from bench.generate_game import random_spec, write_game
+from compiler.load import aids
+from compiler.load.aids import AIDS_CACHE, RUN_ROWS, player_aids
+from compiler.load.game import load_game
+from compiler.model.charts import Row
+from compiler.model.common import Text
+from compiler.model.gamedata import GameData
+from compiler.model.units import Unit
+from tests.conftest import SOURCES, every_field
+
+GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
+
+
+def loaded(folder: Path) -> GameData:
+    data = load_game(folder).game
+    assert data is not None
+    return data
+
+
+def whole_read(game: GameData) -> object:
+    """The aids of a plain render of the whole template, read whole (no cache, no parts)."""
+    path, source, _own = game.aids_template
+    rendered = aids._render(aids._shared_template(source), aids._names(game))
+    charts, findings = aids._read(Path(path), rendered)
+    assert not findings
+    return every_field(charts)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> GameData:
+    folder = tmp_path_factory.mktemp("generated") / "game"
+    write_game(folder, random_spec(150, 2, 40, seed=5), marker_copies=20)
+    return loaded(folder)
+
+
+def renamed(game: GameData, index: int) -> GameData:
+    unit = replace(game.units[index], name=Text("Renamed", "改名"))
+    return replace(game, units=(*game.units[:index], unit, *game.units[index + 1 :]))
+
+
+def check_equal_to_whole_reads(game: GameData, cache: Path) -> None:
+    expected = whole_read(game)
+    for _round in range(2):  # cold, then warm
+        charts, findings = player_aids(game, cache)
+        assert not findings and every_field(charts) == expected
+    for index in (0, len(game.units) // 2, -1):
+        changed = renamed(game, index)
+        charts, findings = player_aids(changed, cache)
+        assert not findings and every_field(charts) == whole_read(changed)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_seed_games_aids_equal_a_whole_read(name: str, tmp_path: Path) -> None:
+    game = loaded(SOURCES / name)
+    if not game.units:
+        charts, _ = player_aids(game, tmp_path)
+        assert every_field(charts) == whole_read(game)
+        return
+    check_equal_to_whole_reads(game, tmp_path)
+
+
+def test_generated_game_aids_equal_a_whole_read(generated: GameData, tmp_path: Path) -> None:
+    check_equal_to_whole_reads(generated, tmp_path)
+
+
+def test_a_changed_unit_reads_one_run_again(
+    generated: GameData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One unit's values changed: its order of battle reads one run of rows again, nothing
+    else is read."""
+    player_aids(generated, tmp_path)
+    rows_read: list[int] = []
+    real = aids._row_alone
+
+    def spy(path: Path, line: int, text: str) -> object:
+        rows_read.append(line)
+        return real(path, line, text)
+
+    monkeypatch.setattr(aids, "_row_alone", spy)
+    unit = generated.units[len(generated.units) // 2 + 1]
+    assert unit.front and unit.leader is None
+    front = MappingProxyType({**unit.front, "movement": 9})
+    changed = replace(
+        generated,
+        units=tuple(replace(u, front=front) if u is unit else u for u in generated.units),
+    )
+    charts, _ = player_aids(changed, tmp_path)
+    assert every_field(charts) == whole_read(changed)
+    assert 0 < len(rows_read) <= RUN_ROWS
+
+
+def test_a_damaged_part_is_read_afresh(generated: GameData, tmp_path: Path) -> None:
+    """Each kept part in turn damaged: the charts are those of a whole read."""
+    expected = whole_read(generated)
+    player_aids(generated, tmp_path)
+    stored = tmp_path / AIDS_CACHE
+    kept = marshal.loads(stored.read_bytes())
+    for index, key in enumerate(sorted(kept)[:40]):
+        damaged = dict(kept)
+        damaged[key] = kept[key][: len(kept[key]) // 2] if index % 2 else b"\x80\x05junk"
+        stored.write_bytes(marshal.dumps(damaged))
+        charts, findings = player_aids(generated, tmp_path)
+        assert not findings and every_field(charts) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", "plain", 'quo"te\\', "改名", "tab\tnew\nline", "\u2028", 3, 2.5, None, True],
+)
+def test_the_t_filter_writes_what_json_dumps_writes(value: object) -> None:
+    plain = "" if value is None else str(value)
+    assert aids._yaml_value(value) == json.dumps(plain, ensure_ascii=False)
+    text = Text(plain, "" if value is None else f"ja {plain}")
+    written = {"en": text.en, "ja": text.ja or text.en}
+    assert aids._yaml_value(text) == json.dumps(written, ensure_ascii=False)
+    assert aids._yaml_value(Text(plain)) == json.dumps(
+        {"en": plain, "ja": plain}, ensure_ascii=False
+    )
+
+
+@pytest.mark.parametrize(
+    "values", [[], ["a"], ["blue-1", "red-2:back", 'q"u\\o'], ("改名",), [1, "a"], [None]]
+)
+def test_the_ids_filter_writes_what_json_dumps_writes(values: list[object]) -> None:
+    assert aids._ids(values) == json.dumps(list(values), ensure_ascii=False)
+
+
+def test_a_run_of_another_shape_is_no_run() -> None:
+    row = Row(label=Text("a"), cells=("1",))
+    assert aids._as_run(((row, (3, 9)), (row, (6, 9)))) is not None
+    for odd in [
+        (),
+        [(row, (3, 9))],
+        ((row, (3, 9)), (row,)),
+        ((row, (3, "9")),),
+        ((row, (3, 9, 1)),),
+        ((row, [3, 9]),),
+        (("row", (3, 9)),),
+        ((row, (3, True)),),
+        ((row, (3, 9)), "x"),
+    ]:
+        assert aids._as_run(odd) is None, odd
+
+
+def test_a_warm_build_writes_only_the_changed_units_rows(
+    generated: GameData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The order of battle's rows are taken from the last build but the changed unit's."""
+    player_aids(generated, tmp_path)
+    written: list[str] = []
+    real = aids._KeptRows.row
+
+    def spy(self: aids._KeptRows, unit: Unit, formation: object, write: Any) -> str:
+        def counted(shown: Unit) -> object:
+            written.append(shown.id)
+            return write(shown)
+
+        return real(self, unit, formation, counted)
+
+    monkeypatch.setattr(aids._KeptRows, "row", spy)
+    changed = renamed(generated, 7)
+    charts, _ = player_aids(changed, tmp_path)
+    assert every_field(charts) == whole_read(changed)
+    assert written == [generated.units[7].id]
+
+
+def test_a_renamed_formation_writes_its_units_rows_again(
+    generated: GameData, tmp_path: Path
+) -> None:
+    player_aids(generated, tmp_path)
+    formation = replace(generated.formations[1], name=Text("Renamed", "改名"))
+    formations = (generated.formations[0], formation, *generated.formations[2:])
+    changed = replace(generated, formations=formations)
+    charts, findings = player_aids(changed, tmp_path)
+    assert not findings and every_field(charts) == whole_read(changed)
+    assert every_field(charts) != whole_read(generated)
+
+
+def test_rows_kept_for_another_template_are_not_taken(generated: GameData, tmp_path: Path) -> None:
+    """The shared template changed (a new version of countermix): its rows are its own."""
+    player_aids(generated, tmp_path)
+    path, source, own = generated.aids_template
+    other = source.replace(
+        "pieces: {{ [unit.id] | ids }}", "pieces: {{ [unit.id, unit.id] | ids }}"
+    )
+    assert other != source
+    changed = replace(generated, aids_template=(path, other, own))
+    charts, findings = player_aids(changed, tmp_path)
+    assert not findings and every_field(charts) == whole_read(changed)
+    oob = next(chart for chart in charts if chart.id.startswith("oob-"))
+    assert all(len(row.pieces) == 2 for row in oob.rows)
+
+
+def test_damaged_kept_rows_are_written_again(generated: GameData, tmp_path: Path) -> None:
+    player_aids(generated, tmp_path)
+    stored = tmp_path / AIDS_CACHE
+    kept = marshal.loads(stored.read_bytes())
+    rows = [key for key, value in kept.items() if value[4:].startswith(b"\n      - label:")]
+    assert len(rows) == len(generated.units)
+    for key in rows:
+        value = kept[key]
+        kept[key] = value[:-3] + (b"[9]" if not value.endswith(b"[9]") else b"[8]")
+    stored.write_bytes(marshal.dumps(kept))
+    charts, findings = player_aids(generated, tmp_path)
+    assert not findings and every_field(charts) == whole_read(generated)
