@@ -23,6 +23,8 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import struct
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,7 +211,8 @@ def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
     size where it goes, in the overlay's order; then the rest of the overlay (stack counts,
     the lists' words) over them. A face's pixels are taken from `faces` when that drawing was
     rasterised at that size before (a warm build rasterises only the faces that changed) and
-    kept there; the bytes are the same either way."""
+    kept there, and so are the picture's compressed bands (see _banded_png); the bytes are the
+    same either way."""
     image = Image.new("RGB", (scene.width, scene.height), (255, 255, 255))
     for panel, board in zip(scene.panels, scene.boards, strict=True):
         image.paste(board, (0, panel.top))
@@ -223,7 +226,65 @@ def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
         face = _face_pixels(inset.drawing, height, faces, made)
         lay(image, face, (round(x0 * scale[0]), round(y0 * scale[1])))
     _paint(image, scene.overlay.width, over)
-    return encode_png(image)
+    return _banded_png(image, faces)
+
+
+BAND_ROWS = 32
+"""Rows of a scenario picture compressed together (see _banded_png)."""
+LEVEL = 1
+"""zlib's level for a picture's bands (the level the art package's PNGs use)."""
+
+
+def _banded_png(image: Image.Image, kept: RenderCache | None) -> bytes:
+    """An RGB picture as a PNG whose pixel stream is compressed BAND_ROWS rows at a time, each
+    band's deflate data ended by a full flush (it refers to no earlier band), so that a band
+    whose rows did not change is taken from `kept` under a digest of its rows instead of
+    compressed again (one changed piece changes a few bands of a picture of many). The bytes
+    are the same with or without `kept`: a band is compressed alone either way."""
+    width, height = image.size
+    stride = width * 3
+    pixels = image.tobytes()
+    bands: list[bytes] = []
+    adler = zlib.adler32(b"")
+    for top in range(0, height, BAND_ROWS):
+        rows = b"".join(
+            b"\x00" + pixels[start : start + stride]  # each scanline with filter type 0
+            for start in range(top * stride, min(height, top + BAND_ROWS) * stride, stride)
+        )
+        adler = zlib.adler32(rows, adler)
+        bands.append(_band(rows, kept))
+    stream = _ZLIB_HEADER + b"".join(bands) + _LAST_BLOCK + struct.pack(">I", adler)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b"")
+
+
+def _band(rows: bytes, kept: RenderCache | None) -> bytes:
+    """A band's rows as raw deflate data ending on a full flush; from `kept` under a key of
+    the rows, this code and zlib's version when compressed before, else compressed and kept."""
+    key = ""
+    if kept is not None:
+        digest = hashlib.sha256(rows).hexdigest()
+        key = cache_key("scene-band", _fingerprint(), zlib.ZLIB_RUNTIME_VERSION, LEVEL, digest)
+        found = kept.get(key)
+        if found is not None:
+            return found
+    compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    data = compressor.compress(rows) + compressor.flush(zlib.Z_FULL_FLUSH)
+    if kept is not None:
+        kept.put(key, data)
+    return data
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_ZLIB_HEADER = zlib.compress(b"", LEVEL)[:2]
+"""The two bytes a zlib stream of that level starts with."""
+_LAST_BLOCK = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS).flush()
+"""An empty last deflate block: it ends the stream after the bands."""
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    """A PNG chunk: length, kind, data, CRC."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def _split_overlay(ops: Sequence[Op]) -> tuple[list[Op], list[Inset], list[Op]]:
