@@ -17,8 +17,11 @@ from bench.generate_game import random_spec, write_game
 from compiler.load import aids
 from compiler.load.aids import AIDS_CACHE, RUN_ROWS, player_aids
 from compiler.load.game import load_game
+from compiler.load.records import pickled, unpickled
+from compiler.model import digests
 from compiler.model.charts import Row
 from compiler.model.common import Text
+from compiler.model.digests import digest_of
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 from tests.conftest import SOURCES, every_field
@@ -142,19 +145,64 @@ def test_the_ids_filter_writes_what_json_dumps_writes(values: list[object]) -> N
 
 def test_a_run_of_another_shape_is_no_run() -> None:
     row = Row(label=Text("a"), cells=("1",))
-    assert aids._as_run(((row, (3, 9)), (row, (6, 9)))) is not None
+    digest = digest_of(row)
+    assert aids._as_run(((row, (3, 9), digest), (row, (6, 9), digest))) is not None
     for odd in [
         (),
-        [(row, (3, 9))],
-        ((row, (3, 9)), (row,)),
-        ((row, (3, "9")),),
-        ((row, (3, 9, 1)),),
-        ((row, [3, 9]),),
-        (("row", (3, 9)),),
-        ((row, (3, True)),),
-        ((row, (3, 9)), "x"),
+        [(row, (3, 9), digest)],
+        ((row, (3, 9)), (row, (6, 9))),
+        ((row, (3, 9), digest), (row,)),
+        ((row, (3, "9"), digest),),
+        ((row, (3, 9, 1), digest),),
+        ((row, [3, 9], digest),),
+        (("row", (3, 9), digest),),
+        ((row, (3, True), digest),),
+        ((row, (3, 9), digest), "x"),
+        ((row, (3, 9), digest[:-1]),),
+        ((row, (3, 9), digest.upper()),),
+        ((row, (3, 9), digest[:-1] + "g"),),
+        ((row, (3, 9), digest.encode()),),
+        ((row, (3, 9), None),),
     ]:
         assert aids._as_run(odd) is None, odd
+
+
+def test_rows_read_back_tell_their_content_digests(generated: GameData, tmp_path: Path) -> None:
+    """A warm read takes its rows from the kept runs, each with the digest of its repr, told to
+    the model (compiler.model.digests): the digests are those the rows' repr gives."""
+    player_aids(generated, tmp_path)
+    charts, _ = player_aids(generated, tmp_path)
+    rows = [row for chart in charts for row in chart.rows[1:]]
+    assert len(rows) > RUN_ROWS
+    told = [digests._KNOWN.get(id(row)) for row in rows]
+    assert all(found is not None and found[0] is row for found, row in zip(told, rows, strict=True))
+    assert [found[1] for found in told if found] == [digest_of(row) for row in rows]
+
+
+def test_a_run_with_a_damaged_digest_is_read_again(generated: GameData, tmp_path: Path) -> None:
+    """A kept run whose digests are not digests (cut, or not hexadecimal) is a miss: the rows
+    are read again and the charts are those of a whole read."""
+    expected = whole_read(generated)
+    player_aids(generated, tmp_path)
+    stored = tmp_path / AIDS_CACHE
+    kept = marshal.loads(stored.read_bytes())
+    damaged = dict(kept)
+    listed = [key for key in kept if key.endswith(aids.PARTS)]
+    run_keys = [
+        run_key
+        for key in listed
+        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
+    ]
+    assert run_keys
+    for key in run_keys:
+        run = aids._as_run(unpickled(kept[key]))
+        assert run is not None
+        damaged[key] = pickled(tuple((row, at, digest[:-1] + "z") for row, at, digest in run))
+    stored.write_bytes(marshal.dumps(damaged))
+    charts, findings = player_aids(generated, tmp_path)
+    assert not findings and every_field(charts) == expected
+    rows = [row for chart in charts for row in chart.rows]
+    assert all(digests.content_digest(row) == digest_of(row) for row in rows)
 
 
 def test_a_warm_build_writes_only_the_changed_units_rows(

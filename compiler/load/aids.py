@@ -41,7 +41,7 @@ from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart, Row
 from compiler.model.common import Text, is_number
-from compiler.model.digests import content_digest
+from compiler.model.digests import content_digest, digest_of, remember
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.source import SourceFile
@@ -208,8 +208,11 @@ KEY_SIZE = 32
 RUN_ROWS = 16
 """Rows kept together: a changed row costs reading this many rows again, an unchanged chart
 costs reading back one stored part per this many rows."""
-Run = tuple[tuple[Row, tuple[int, int]], ...]
-"""Rows of a chart read, each with where it starts (line, column)."""
+Run = tuple[tuple[Row, tuple[int, int], str], ...]
+"""Rows of a chart read, each with where it starts (line, column) and its content digest
+(compiler.model.digests), told to the model when the run is read back: the charts' keys are
+made of their rows' digests (compiler.backends.charts.build.chart_key), so a warm build does
+not spell out again the thousands of rows that did not change."""
 
 
 class _Store:
@@ -250,11 +253,13 @@ class _Store:
         return head
 
     def run(self, key: bytes) -> Run | None:
-        """A run of rows kept under `key`."""
+        """A run of rows kept under `key` (their digests told to the model)."""
         data = self.known.get(key, b"")
         run = _as_run(unpickled(data))
         if run is not None:
             self.kept[key] = data
+            for row, _where, digest in run:
+                remember(row, digest)
         return run
 
 
@@ -346,7 +351,7 @@ def _chart_by_rows(
             return None
         store.kept[head_key] = pickled(head)
     keys = [head_key]
-    found: list[tuple[Row, tuple[int, int]]] = []
+    found: list[tuple[Row, tuple[int, int], str]] = []
     for start in range(1, len(rows), RUN_ROWS):
         group = rows[start : start + RUN_ROWS]
         run_key = _run_key(path, group)
@@ -387,22 +392,26 @@ def _run_key(path: Path, rows: list[tuple[int, str]]) -> bytes:
 
 
 def _run_alone(path: Path, rows: list[tuple[int, str]]) -> Run | None:
-    """A run of rows read row by row; None unless every row reads clean."""
+    """A run of rows read row by row, each with its content digest (remembered by the model);
+    None unless every row reads clean."""
     found = []
     for line, text in rows:
         read = _row_alone(path, line, text)
         if read is None:
             return None
-        found.append(read)
+        row, where = read
+        digest = digest_of(row)
+        remember(row, digest)
+        found.append((row, where, digest))
     return tuple(found)
 
 
-def _assembled(head: Chart, rows: list[tuple[Row, tuple[int, int]]]) -> Chart:
+def _assembled(head: Chart, rows: list[tuple[Row, tuple[int, int], str]]) -> Chart:
     """The chart of a head (with its first row) and its other rows, as a whole read gives it."""
     locs = dict(head.locs)
-    for index, (_row, where) in enumerate(rows, 1):
+    for index, (_row, where, _digest) in enumerate(rows, 1):
         locs[f"rows.{index}"] = where
-    found = (head.rows[0], *(row for row, _where in rows))
+    found = (head.rows[0], *(row for row, _where, _digest in rows))
     return replace(head, rows=found, locs=MappingProxyType(locs))
 
 
@@ -420,18 +429,27 @@ def _row_alone(path: Path, line: int, text: str) -> tuple[Row, tuple[int, int]] 
 
 
 def _as_run(found: object) -> Run | None:
-    """`found` when it is a run of rows read before: rows, each with where it starts."""
+    """`found` when it is a run of rows read before: rows, each with where it starts and its
+    content digest (64 hexadecimal digits)."""
     # checked in passes that stay in C: a large game's charts hold thousands of rows
     if type(found) is not tuple or not found or set(map(type, found)) != {tuple}:
         return None
-    if set(map(len, found)) != {2}:
+    if set(map(len, found)) != {3}:
         return None
-    rows, wheres = zip(*found, strict=True)
+    rows, wheres, digests = zip(*found, strict=True)
     if set(map(type, rows)) != {Row} or set(map(type, wheres)) != {tuple}:
         return None
     if set(map(len, wheres)) != {2} or set(map(type, chain.from_iterable(wheres))) != {int}:
         return None
+    if set(map(type, digests)) != {str} or set(map(len, digests)) != {DIGEST_SIZE}:
+        return None
+    if "".join(digests).strip(HEX):
+        return None  # a character that is no hexadecimal digit
     return found
+
+
+DIGEST_SIZE = 64
+HEX = "0123456789abcdef"
 
 
 def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:

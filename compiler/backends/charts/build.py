@@ -3,6 +3,7 @@ the module."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -32,8 +33,9 @@ from compiler.backends.rendercache import RenderCache, cache_key, digest_key, pa
 from compiler.backends.scenepics import picture_key
 from compiler.backends.scenepics_pdf import setup_scenarios
 from compiler.backends.sheets.options import SheetOptions
-from compiler.model.charts import Chart
+from compiler.model.charts import Chart, Row
 from compiler.model.common import Text
+from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
 
 PNG_WIDTH = 900
@@ -93,15 +95,43 @@ def render_charts(
     return made[0], [(png.title, png.data) for png in made[1]]
 
 
-def chart_key(game: GameData, chart: Chart, lang: str) -> str:
-    """What decides how a chart looks: the chart, the terrain colours and its pieces' looks."""
-    pieces = [
-        unit_identity(game, unit)
-        for row in chart.rows
-        for ref in row.pieces
-        if (unit := game.unit(ref.partition(":")[0])) is not None
-    ]
-    return cache_key("chart", charts_fingerprint(), lang, chart, game.game.terrain, pieces)
+def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = None) -> str:
+    """What decides how a chart looks: the chart (all but its rows), each row's look (see
+    RowLooks: `rows` remembers them for the build), the terrain colours and the code."""
+    looks = rows or RowLooks(game)
+    shown = hashlib.sha256(";".join(map(looks.look, chart.rows)).encode("ascii")).hexdigest()
+    head = replace(chart, rows=())
+    return cache_key("chart", charts_fingerprint(), lang, head, game.game.terrain, shown)
+
+
+class RowLooks:
+    """What decides how each row of a game's charts looks: the row's content digest
+    (compiler.model.digests: the aids tell those of the rows they read back) and the looks of
+    the pieces it shows (art.identity), worked out once per row for a build (a tab of the
+    module's charts shares its rows with the printed chart). A key of the rows' digests
+    instead of their repr: at 8,000 counters the orders of battle are some 16,000 rows, each
+    spelled out twice every build."""
+
+    def __init__(self, game: GameData) -> None:
+        self.game = game
+        self.found: dict[int, tuple[Row, str]] = {}
+        """id(row) → (the row, its look); the row is held, so that its id stays its own."""
+
+    def look(self, row: Row) -> str:
+        """The row's look: its content digest, then one identity per piece ("" for a piece
+        whose unit the game does not have)."""
+        found = self.found.get(id(row))
+        if found is not None and found[0] is row:
+            return found[1]
+        value = content_digest(row)
+        if row.pieces:
+            value = ":".join((value, *map(self._piece, row.pieces)))
+        self.found[id(row)] = (row, value)
+        return value
+
+    def _piece(self, ref: str) -> str:
+        unit = self.game.unit(ref.partition(":")[0])
+        return "" if unit is None else unit_identity(self.game, unit)
 
 
 def _render(
@@ -122,7 +152,8 @@ def _render(
     shown = {chart.id: chart for _heading, group in groups for chart in group}
     # each chart's look worked out once (a game's own chart is both a tab and printed); by
     # the record itself, which every list here holds for the whole build
-    looks = {id(c): chart_key(game, c, lang) for c in (*charts, *shown.values())}
+    rows = RowLooks(game)
+    looks = {id(c): chart_key(game, c, lang, rows) for c in (*charts, *shown.values())}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
     png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)

@@ -1,0 +1,115 @@
+"""A chart's look key is made of its rows' content digests (the aids tell those of the rows
+they read back) and its pieces' looks, not of the repr of every row: the same key whether the
+digests were told or worked out, and a different key whenever anything the chart shows
+changes (a cell, a piece's unit, the title, the terrain colours)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compiler.backends.charts.build import RowLooks, all_charts, chart_key, paged
+from compiler.load.aids import player_aids, with_aids
+from compiler.load.game import load_game
+from compiler.model import digests
+from compiler.model.charts import Chart
+from compiler.model.common import Text
+from compiler.model.gamedata import GameData
+
+
+def loaded(folder: Path) -> GameData:
+    data = load_game(folder).game
+    assert data is not None
+    return with_aids(data)[0]
+
+
+@pytest.fixture
+def game(mini: Path) -> GameData:
+    return loaded(mini)
+
+
+def with_pieces(game: GameData) -> Chart:
+    """An aid chart whose rows show pieces (an order of battle)."""
+    return next(c for c in game.aids if any(r.pieces for r in c.rows))
+
+
+def fresh(chart: Chart) -> Chart:
+    """An equal chart made of new row objects (no digest told for any)."""
+    return replace(chart, rows=tuple(replace(row) for row in chart.rows))
+
+
+def test_told_digests_give_the_key_worked_out_digests_give(mini: Path, tmp_path: Path) -> None:
+    """Rows read back from the aids' cache (their digests told) key a chart as new rows do."""
+    data = load_game(mini).game
+    assert data is not None
+    player_aids(data, tmp_path)  # cold: kept
+    charts, _ = player_aids(data, tmp_path)  # warm: read back, digests told
+    game = replace(data, aids=charts)
+    for chart in game.aids:
+        assert all(digests._KNOWN[id(row)][0] is row for row in chart.rows[1:])
+        assert chart_key(game, chart, "en") == chart_key(game, fresh(chart), "en")
+
+
+def test_a_wrong_digest_told_would_show(game: GameData) -> None:
+    """The key is made of the digests: a row told another row's digest keys differently (so
+    the digests must be, and are, only told as worked out from the same row)."""
+    chart = with_pieces(game)
+    before = chart_key(game, fresh(chart), "en")
+    odd = fresh(chart)
+    digests.remember(odd.rows[0], digests.digest_of(odd.rows[-1]))
+    assert chart_key(game, odd, "en") != before
+
+
+def test_the_key_changes_with_what_the_chart_shows(game: GameData) -> None:
+    chart = with_pieces(game)
+    key = chart_key(game, chart, "en")
+    row = chart.rows[0]
+    changed_cell = replace(row, cells=(*row.cells[:-1], "changed"))
+    cases = [
+        replace(chart, rows=(changed_cell, *chart.rows[1:])),
+        replace(chart, rows=(*chart.rows[:-1],)),
+        replace(chart, rows=(chart.rows[1], chart.rows[0], *chart.rows[2:])),
+        replace(chart, name=Text("Another title")),
+        replace(chart, notes=(Text("A note"),)),
+    ]
+    keys = [chart_key(game, case, "en") for case in cases]
+    assert key not in keys and len(set(keys)) == len(keys)
+    assert chart_key(game, chart, "ja") != key
+    terrain = replace(game.game.terrain[0], colour="#123456")
+    recoloured = replace(game, game=replace(game.game, terrain=(terrain, *game.game.terrain[1:])))
+    assert chart_key(recoloured, chart, "en") != key
+
+
+def test_the_key_changes_with_a_piece_s_look(game: GameData) -> None:
+    """A unit the chart shows changed (not the row's text: its look) keys the chart anew."""
+    chart = with_pieces(game)
+    shown = chart.rows[0].pieces[0].partition(":")[0]
+    key = chart_key(game, chart, "en")
+    units = tuple(
+        replace(u, name=Text("Renamed", "改名")) if u.id == shown else u for u in game.units
+    )
+    assert chart_key(replace(game, units=units), chart, "en") != key
+
+
+def test_a_tab_shares_its_rows_looks_with_its_chart(game: GameData) -> None:
+    """The module's tabs of a chart are keyed from the looks its rows were given once."""
+    rows = RowLooks(game)
+    charts = all_charts(game, "en")
+    for chart in game.aids:
+        chart_key(game, chart, "en", rows)
+    seen = dict(rows.found)
+    for tab in charts:
+        chart_key(game, tab, "en", rows)
+    tabs = [tab for chart in game.aids for tab in paged(chart)]
+    assert all(id(row) in seen for tab in tabs for row in tab.rows)
+    assert all(chart_key(game, tab, "en") == chart_key(game, fresh(tab), "en") for tab in tabs)
+
+
+def test_a_missing_piece_is_part_of_the_key(game: GameData) -> None:
+    chart = with_pieces(game)
+    row = chart.rows[0]
+    missing = replace(chart, rows=(replace(row, pieces=("no-such-unit",)), *chart.rows[1:]))
+    other = replace(chart, rows=(replace(row, pieces=("no-such-unit-2",)), *chart.rows[1:]))
+    assert chart_key(game, missing, "en") != chart_key(game, other, "en")
