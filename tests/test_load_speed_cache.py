@@ -321,3 +321,10 @@ def test_units_read_back_have_the_identities_of_a_plain_load(name: str, tmp_path
     assert [unit_identity(warm, u) for u in warm.units] == [
         unit_identity(plain, u) for u in plain.units
     ]
+
+
+def test_a_kept_record_asking_for_a_huge_object_is_nothing_kept() -> None:
+    """Damaged bytes that claim an object of 2**62 bytes read as nothing kept (a miss), not a
+    MemoryError."""
+    huge = b"\x80\x04\x8e" + (2**62).to_bytes(8, "little")  # BINBYTES8 of that length
+    assert unpickled(huge) is None

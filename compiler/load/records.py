@@ -56,6 +56,8 @@ def unpickled(data: bytes) -> object:
         ImportError,
         KeyError,
         RecursionError,
+        MemoryError,  # damaged bytes that ask for a huge object
+        OverflowError,
     ):
         return None
     return found
