@@ -235,7 +235,8 @@ def test_a_damaged_cache_entry_is_not_served(tmp_path: Path) -> None:
     cache.put("b", b"second face")
     cache.save()
     data = bytearray(pack.read_bytes())
-    data[0:5] = b"XXXXX"  # overwrite the start of entry "a"
+    at = data.index(b"first face")  # entry "a", wherever the pack keeps it
+    data[at : at + 5] = b"XXXXX"  # its start overwritten
     pack.write_bytes(bytes(data))
     again = RenderCache(pack)
     assert again.get("a") is None

@@ -35,7 +35,7 @@ from compiler.backends.preview.thumbs import Thumb, page_sizes, sheet_thumbs
 from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.sheets.build import sheet_docs
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.vassal.module import render_plan
+from compiler.backends.vassal.module import LazyFiles, render_plan
 from compiler.diagnostics import Finding, Severity
 from compiler.i18n import tr
 from compiler.model.common import Text
@@ -61,13 +61,19 @@ class EditionLike(Protocol):
 
 
 class Files:
-    """The preview's image files by content: name → bytes."""
+    """The preview's image files by content: name → bytes (a module image the module did
+    not read is read only when it is written, not linked: see `_write_images`)."""
 
     def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
+        self.files = LazyFiles()
 
     def add(self, name: str, data: bytes) -> str:
-        self.files[PREFIX + name] = data
+        self.files.put(PREFIX + name, data)
+        return PREFIX + name
+
+    def add_from(self, name: str, images: Mapping[str, bytes], key: str) -> str:
+        """The image `key` of `images` (the module's), read when `images` would read it."""
+        self.files.put_from(PREFIX + name, images, key)
         return PREFIX + name
 
     def add_digest(self, kind: str, data: bytes, ext: str) -> str:
@@ -106,22 +112,22 @@ def write_preview(
 
 
 def _write_images(
-    files: dict[str, bytes],
+    files: LazyFiles,
     folder: Path,
     previous: Path | None,
     kept: Mapping[str, tuple[int, int, int]],
 ) -> None:
     """Every image of the page into `folder`: linked from the `previous` set of outputs when
     it is there as `kept` records it (see _link_previous), else written. (Paths as strings:
-    thousands of Path joins cost more than the links.)"""
+    thousands of Path joins cost more than the links.) An image is read only to be written."""
     old = None if previous is None else f"{previous}{os.sep}"
     new = f"{folder}{os.sep}"
-    for name, data in sorted(files.items()):
+    for name in sorted(files):
         recorded = kept.get(name)
-        if old is None or recorded is None or recorded[0] != len(data):
-            _write_new(folder / name, data)
+        if old is None or recorded is None or recorded[0] != files.size(name):
+            _write_new(folder / name, files[name])
         elif not _link_previous(old + name, new + name, recorded):
-            _write_new(folder / name, data)
+            _write_new(folder / name, files[name])
 
 
 def _previous_set(target: Path, folder: Path) -> Path | None:
@@ -188,7 +194,7 @@ def _edition(
     plan, images = render_plan(game, edition.cache / "faces.pack", lang, piece_images)
 
     def module_image(name: str) -> str:
-        return files.add(name, images[f"images/{name}"])
+        return files.add_from(name, images, f"images/{name}")
 
     anchor = f"e-{edition.name}"
     kept = _kept_items(edition.cache, lang, anchor, sources)

@@ -10,10 +10,11 @@ import os
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -68,13 +69,99 @@ PIECE_SIZE = 64
 CARD_HEIGHT = 210
 
 
+Read = Callable[[], bytes]
+"""How the bytes of a file not read yet are read (LazyFiles)."""
+
+
+class LazyFiles(Mapping[str, bytes]):
+    """Files by name, some of them read only when their bytes are asked for: a face a warm
+    build takes from the render cache is known by its name, size and CRC-32 (the names table
+    and the cache's index tell them), and the module's zip copies it from the module before
+    while the preview links it from the last set of outputs, so most are never read (a warm
+    build of 8,000 counters read 12,860 of them). Reading one that turns out damaged in the
+    cache draws it again (see `FaceRenderer.finish`)."""
+
+    def __init__(self, files: Mapping[str, bytes] | None = None) -> None:
+        self._files: dict[str, bytes] = dict(files or {})
+        self._later: dict[str, tuple[int, Read]] = {}
+        self._read: dict[str, bytes] = {}
+        """What was read of `_later` (kept apart: a name stays where it was put)."""
+
+    @classmethod
+    def of(cls, files: Mapping[str, bytes]) -> LazyFiles:
+        """A copy of `files` to add to, reading what is not read yet as `files` would."""
+        if not isinstance(files, LazyFiles):
+            return cls(files)
+        copy = cls(files._files)
+        copy._later, copy._read = dict(files._later), files._read
+        return copy
+
+    def put(self, name: str, data: bytes) -> None:
+        self._later.pop(name, None)
+        self._files[name] = data
+
+    def put_later(self, name: str, size: int, read: Read) -> None:
+        """A file of `size` bytes, read by `read` when asked for."""
+        self._files.pop(name, None)
+        self._later[name] = (size, read)
+
+    def put_from(self, name: str, source: Mapping[str, bytes], key: str) -> None:
+        """The file `key` of `source` under `name`: read as `source` would read it, when it is
+        not read yet (the preview names thousands of the module's images: kept cheap)."""
+        if isinstance(source, LazyFiles) and key not in source._read:
+            later = source._later.get(key)
+            if later is not None:
+                self._files.pop(name, None)
+                self._later[name] = later
+                return
+        self.put(name, source[key])
+
+    def size(self, name: str) -> int:
+        """A file's length, without reading it."""
+        found = self._files.get(name)
+        return len(found) if found is not None else self._later[name][0]
+
+    def __getitem__(self, name: str) -> bytes:
+        found = self._files.get(name)
+        if found is None:
+            found = self._read.get(name)
+        if found is None:
+            found = self._later[name][1]()
+            self._read[name] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return chain(self._files, self._later)
+
+    def __len__(self) -> int:
+        return len(self._files) + len(self._later)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._files or name in self._later
+
+
+def file_size(files: Mapping[str, bytes], name: str) -> int:
+    """The length of a file of `files`, read only when `files` cannot tell it otherwise."""
+    return files.size(name) if isinstance(files, LazyFiles) else len(files[name])
+
+
 class ImageStore:
     """Images by content: the same picture is stored once, under a name made from its bytes."""
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
+        self.later: dict[str, tuple[int, Read]] = {}
+        """Images named before and kept in a render cache: read when asked for (LazyFiles)."""
         self.crcs: dict[str, int] = {}
         """The CRC-32 of the files whose checksum is known already (`zip_bytes` takes it)."""
+
+    def images(self) -> LazyFiles:
+        """Every image as `images/<name>`; those only known by name, read when asked for."""
+        out = LazyFiles({IMAGES + name: data for name, data in self.files.items()})
+        for name, (size, read) in self.later.items():
+            if name not in self.files:
+                out.put_later(IMAGES + name, size, read)
+        return out
 
     def add(self, image: Image.Image, prefix: str) -> str:
         return self.add_png(art.png_bytes(image), prefix)
@@ -173,24 +260,65 @@ class FaceRenderer:
 
     def finish(self, table: FaceNames | None = None) -> dict[str, str]:
         """Render what the cache lacks; map each key to its image file name. The names are
-        noted in `table` (saved by the caller), else in a table of their own, saved here."""
-        made = self.cache.render_all([(key, make) for key, _prefix, make in self.jobs])
-        self.drawn, self.reused = self.cache.misses, self.cache.hits
-        drawn = set(self.cache.new)
+        noted in `table` (saved by the caller), else in a table of their own, saved here.
+        A face the table named before, whose cache entry is still the one it named (the same
+        length and CRC-32 in the cache's index), is not read: it is stored to be read when
+        its bytes are asked for (`kept_later`)."""
         names_table = table or self.names_table()
+        jobs: dict[str, tuple[str, Read]] = {}
+        for key, prefix, make in self.jobs:
+            jobs.setdefault(key, (prefix, make))
         names: dict[str, str] = {}
-        for key, prefix, _make in self.jobs:
-            if key not in names:
-                cached = key not in drawn
-                names[key] = store_named(self.store, names_table, key, prefix, made[key], cached)
+        for key, (prefix, make) in jobs.items():
+            name = self.kept_later(names_table, key, prefix, make)
+            if name is not None:
+                names[key] = name
+        self.cache.keep(names)  # used by this build, though not read: they do not age
+        rest = [(key, make) for key, (_prefix, make) in jobs.items() if key not in names]
+        made = self.cache.render_all(rest)
+        self.drawn, self.reused = self.cache.misses, self.cache.hits + len(names)
+        drawn = set(self.cache.new)
+        for key, _make in rest:
+            cached = key not in drawn
+            prefix = jobs[key][0]
+            names[key] = store_named(self.store, names_table, key, prefix, made[key], cached)
         self.cache.save()
         if table is None:
             names_table.save()
         return {**names, **self.pictures}
 
+    def kept_later(self, table: FaceNames, key: str, prefix: str, make: Read) -> str | None:
+        """The name of the face of `key` when the build before named it and the cache holds
+        an entry under `key` (not read here), stored to be read when needed; else None."""
+        found = table.before.get(key)
+        if found is None or key in self.cache.memory or not self.cache.holds(key):
+            return None
+        name, crc, size = found
+        if not name.startswith(f"{prefix}-"):
+            return None
+        if name not in self.store.files:
+            self.store.later[name] = (size, partial(_read_face, self.cache, key, make, crc, size))
+        self.store.crcs[name] = crc
+        table.note(key, name, crc, size)
+        return name
+
     def names_table(self) -> FaceNames:
         """The names the build before gave, for this cache, language and kind of faces."""
         return FaceNames(self.cache.pack, self.lang, self.images)
+
+
+def _read_face(cache: RenderCache, key: str, make: Read, crc: int, size: int) -> bytes:
+    """A kept face's bytes from the cache, when they are those its name was given for (their
+    length and CRC-32 those the names table noted); else drawn again, which gives those bytes
+    (a face's key decides its look, and drawing is deterministic: else this is a bug, said
+    so rather than written into a module under another image's name)."""
+    found = cache.get(key)
+    if found is not None and len(found) == size and zlib.crc32(found) == crc:
+        return found
+    made = make()
+    if len(made) != size or zlib.crc32(made) != crc:
+        raise RuntimeError(f"the face of {key} drawn again is not the one named before")
+    return made
 
 
 def store_named(
@@ -399,7 +527,7 @@ def render_plan(
     cache_pack: Path | None = None,
     lang: str = "en",
     images: PieceImages = "svg",
-) -> tuple[ModulePlan, dict[str, bytes]]:
+) -> tuple[ModulePlan, LazyFiles]:
     """The slow half: lay out and draw every board and piece; returns the plan and the images.
     Piece faces come from the render cache when their content has not changed. The same game
     asked about again with the same arguments (the module, then the preview page of one
@@ -411,20 +539,20 @@ def render_plan(
 
 def _paused_plan(
     game: GameData, cache_pack: Path | None, lang: str, images: PieceImages
-) -> tuple[ModulePlan, dict[str, bytes]]:
+) -> tuple[ModulePlan, LazyFiles]:
     """_render_plan with the cyclic collector paused (thousands of acyclic records made)."""
     with no_cyclic_gc():
         return _render_plan(game, cache_pack, lang, images)
 
 
-_PLANS: PerGameMemo[tuple[Path | None, str, str], tuple[ModulePlan, dict[str, bytes]]]
+_PLANS: PerGameMemo[tuple[Path | None, str, str], tuple[ModulePlan, LazyFiles]]
 _PLANS = PerGameMemo()
 """The plans made for the last game (one per cache, language and kind of piece images)."""
 
 
 def _render_plan(
     game: GameData, cache_pack: Path | None, lang: str, images: PieceImages
-) -> tuple[ModulePlan, dict[str, bytes]]:
+) -> tuple[ModulePlan, LazyFiles]:
     store = ImageStore()
     arts = {m.id: load_board_art(game, m) for m in game.maps}
     layouts = {m.id: layout_map(m, _size(arts[m.id])) for m in game.maps}
@@ -480,7 +608,7 @@ def _render_plan(
     plan.chart_names = [chart.name for chart in all_charts(game, lang)]
     plan.image_crcs = {f"images/{name}": crc for name, crc in store.crcs.items()}
     table.save()
-    return plan, {f"images/{name}": data for name, data in store.files.items()}
+    return plan, store.images()
 
 
 def _store_chart(chart: ChartPng, store: ImageStore, table: FaceNames) -> str:
@@ -508,26 +636,36 @@ def _size(image: Image.Image | None) -> tuple[int, int] | None:
 
 
 def assemble(
-    plan: ModulePlan, images: dict[str, bytes], pieces: Path | None = None
+    plan: ModulePlan, images: Mapping[str, bytes], pieces: Path | None = None
 ) -> dict[str, bytes]:
     """The module step proper: scenario saves, buildFile.xml and moduledata beside the images,
     and the translations' bundles (Module_<lang>.properties) the build file names. The texts
-    of the pieces are kept in the pack `pieces` (piececache) when it is given."""
+    of the pieces are kept in the pack `pieces` (piececache) when it is given. Every file
+    read (`module_files` leaves unread the images not read yet)."""
+    return dict(module_files(plan, images, pieces))
+
+
+def module_files(
+    plan: ModulePlan, images: Mapping[str, bytes], pieces: Path | None = None
+) -> LazyFiles:
+    """`assemble`'s files, the images not read yet (LazyFiles) left unread: the zip copies
+    those unchanged from the module before."""
     with no_cyclic_gc():  # thousands of elements and texts made, none of them cyclic
         return _assemble(plan, images, pieces)
 
 
-def _assemble(plan: ModulePlan, images: dict[str, bytes], pieces: Path | None) -> dict[str, bytes]:
+def _assemble(plan: ModulePlan, images: Mapping[str, bytes], pieces: Path | None) -> LazyFiles:
     prototypes = hashlib.sha256(repr(plan.prototype_table).encode("utf-8")).hexdigest()
     plan.piece_texts = PieceTexts(pieces, prototypes)
-    files = dict(images)
+    files = LazyFiles.of(images)
     for scenario in plan.game.scenarios:
         if scenario.setup or scenario.reinforcements or scenario.decks:
             plan.scenario_files[scenario.id] = f"{_safe(scenario.id)}.vsav"
-            files[plan.scenario_files[scenario.id]] = save_file(plan, scenario)
-    files["buildFile.xml"] = build_file_xml(plan)
-    files.update(plan.bundles)
-    files["moduledata"] = moduledata(plan.game)
+            files.put(plan.scenario_files[scenario.id], save_file(plan, scenario))
+    files.put("buildFile.xml", build_file_xml(plan))
+    for name, data in plan.bundles.items():
+        files.put(name, data)
+    files.put("moduledata", moduledata(plan.game))
     plan.piece_texts.save()
     plan.piece_texts = PieceTexts()  # the pack's texts are not kept with the plan
     return files
@@ -576,10 +714,10 @@ Module = bytes | mmap.mmap
 
 
 def reusable_entries(previous: Module) -> dict[str, ZipEntry]:
-    """The deflated entries of a module written before, as they lie in it: what `zip_bytes`
-    copies instead of deflating a face (or the build file, when it did not change) again.
-    Reads the central directory `_write_zip` writes (no zip64, no comment); a module it cannot
-    read gives nothing."""
+    """The deflated and stored entries of a module written before, as they lie in it: what
+    `zip_bytes` copies instead of deflating a face (or the build file, when it did not change)
+    again, or reading a stored image from its cache. Reads the central directory `_write_zip`
+    writes (no zip64, no comment); a module it cannot read gives nothing."""
     with no_cyclic_gc():  # a record per entry, none of them cyclic
         return _reusable_entries(previous)
 
@@ -601,7 +739,10 @@ def _reusable_entries(previous: Module) -> dict[str, ZipEntry]:
         flags, method, crc, packed, size, name_length = (fields[5], fields[6], *fields[9:13])
         name_at = position + CENTRAL.size
         position = name_at + name_length + fields[13] + fields[14]
-        if flags & 0x1 or method != zipfile.ZIP_DEFLATED:
+        if flags & 0x1 or method not in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
+            continue
+        deflated = method == zipfile.ZIP_DEFLATED
+        if not deflated and packed != size:
             continue
         local = fields[-1]
         if previous[local : local + 4] != b"PK\x03\x04":
@@ -610,7 +751,7 @@ def _reusable_entries(previous: Module) -> dict[str, ZipEntry]:
         data = view[data_at : data_at + packed]
         if len(data) == packed:
             name = _entry_name(previous[name_at : name_at + name_length], flags)
-            out[name] = ZipEntry(crc, size, True, data)
+            out[name] = ZipEntry(crc, size, deflated, data)
     return out
 
 
@@ -627,52 +768,72 @@ IMAGES = "images/"
 
 
 def zip_bytes(
-    files: dict[str, bytes],
+    files: Mapping[str, bytes],
     reuse: dict[str, ZipEntry] | None = None,
     crcs: dict[str, int] | None = None,
 ) -> bytes:
     """A deterministic zip: sorted names, fixed dates, what is compressed already (PNG, JPEG,
     saves) stored, text and SVG deflated, the same bytes zipfile writes.
 
-    `reuse` (`reusable_entries` of the module written before) gives the deflated bytes of the
-    entries it holds: an image whose name, size and CRC-32 match is copied, not deflated again;
-    any other entry too when, besides, the bytes it holds inflate to the same content.
-    The rest is deflated on every core (zlib lets go of the GIL). `crcs` gives the CRC-32 of
-    files whose checksum is known (`ModulePlan.image_crcs`): they are not read to find it."""
+    `reuse` (`reusable_entries` of the module written before) gives the bytes of the entries
+    it holds: an image whose name, size and CRC-32 match is copied, not deflated (or read)
+    again; any other deflated entry too when, besides, the bytes it holds inflate to the same
+    content. The rest is deflated on every core (zlib lets go of the GIL). `crcs` gives the
+    CRC-32 of files whose checksum is known (`ModulePlan.image_crcs`): they are not read to
+    find it (nor at all, when copied: see LazyFiles)."""
     with no_cyclic_gc():  # an entry record per file, none of them cyclic
         return _write_zip(_zip_entries(files, reuse or {}, crcs or {}))
 
 
 def _zip_entries(
-    files: dict[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]
+    files: Mapping[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]
 ) -> list[tuple[str, ZipEntry]]:
     """Every file as its zip entry, in name order (see `zip_bytes`)."""
     names = sorted(files)
     entries: dict[str, ZipEntry] = {}
     todo: list[str] = []
     for name in names:
-        data = files[name]
+        size, crc, old = file_size(files, name), crcs.get(name), reuse.get(name)
         if is_stored(name):
-            crc = crcs.get(name)
+            if old is not None and _same_image(name, size, crc, old, False):
+                entries[name] = old
+                continue
+            data = files[name]
             entries[name] = (
-                zip_entry(data, False) if crc is None else ZipEntry(crc, len(data), False, data)
+                zip_entry(data, False) if crc is None else ZipEntry(crc, size, False, data)
             )
             continue
-        old = reuse.get(name)
-        if old is not None and _same_content(name, data, old, crcs.get(name)):
+        if old is not None and _same_content(name, files, size, old, crc):
             entries[name] = old
             continue
         todo.append(name)
-    entries.update(_deflate_all(files, todo))
+    entries.update(_deflate_all({name: files[name] for name in todo}))
     return [(name, entries[name]) for name in names]
 
 
-def _same_content(name: str, data: bytes, old: ZipEntry, crc: int | None) -> bool:
-    """Whether the deflated entry `old` of the module before holds `data`: the same size and
-    CRC-32, and (for an entry whose name is not a digest of its bytes) the same bytes once
-    inflated."""
-    if not old.deflated or old.size != len(data):
+def _same_image(name: str, size: int, crc: int | None, old: ZipEntry, deflated: bool) -> bool:
+    """Whether the entry `old` of the module before is the image `name` (its name a digest of
+    its bytes) of `size` bytes and CRC-32 `crc`, written the same way (`deflated` or not)."""
+    return (
+        crc is not None
+        and old.deflated == deflated
+        and old.size == size
+        and old.crc == crc
+        and name.startswith(IMAGES)
+    )
+
+
+def _same_content(
+    name: str, files: Mapping[str, bytes], size: int, old: ZipEntry, crc: int | None
+) -> bool:
+    """Whether the deflated entry `old` of the module before holds the file `name`: the same
+    size and CRC-32, and (for an entry whose name is not a digest of its bytes) the same
+    bytes once inflated. An image whose CRC-32 is known is not read."""
+    if not old.deflated or old.size != size:
         return False
+    if crc is not None and name.startswith(IMAGES):
+        return _same_image(name, size, crc, old, True)
+    data = files[name]
     if (zlib.crc32(data) if crc is None else crc) != old.crc:
         return False
     return name.startswith(IMAGES) or _inflated(old.data) == data
@@ -688,8 +849,10 @@ def _inflated(packed: bytes | memoryview) -> bytes | None:
     return content if unpacker.eof and not unpacker.unused_data else None
 
 
-def _deflate_all(files: dict[str, bytes], names: list[str]) -> dict[str, ZipEntry]:
-    total = sum(len(files[n]) for n in names)
+def _deflate_all(files: dict[str, bytes]) -> dict[str, ZipEntry]:
+    """Each file deflated as its zip entry; on every core when there is much to deflate."""
+    names = list(files)
+    total = sum(map(len, files.values()))
     if THREADS < 2 or total < PARALLEL_BYTES:
         return {n: zip_entry(files[n], True) for n in names}
     shares: list[list[str]] = [names[i::THREADS] for i in range(THREADS)]
@@ -784,7 +947,7 @@ def write_module(
     faces = (cache or out_dir / ".cache" / game.game.id) / "faces.pack"
     plan, images = render_plan(game, faces, lang, piece_images)
     step("render_plan")
-    files = assemble(plan, images, faces.with_name("pieces.pack"))
+    files = module_files(plan, images, faces.with_name("pieces.pack"))
     file_name = f"{name or game.game.id}.vmod"
     target = (folder or out_dir / game.game.id) / file_name
     write_zip_file(target, files, out_dir / game.game.id / file_name, plan.image_crcs)
@@ -793,7 +956,10 @@ def write_module(
 
 
 def write_zip_file(
-    target: Path, files: dict[str, bytes], before: Path, crcs: dict[str, int] | None = None
+    target: Path,
+    files: Mapping[str, bytes],
+    before: Path,
+    crcs: dict[str, int] | None = None,
 ) -> Path:
     """Write `zip_bytes(files, <the entries of the module at before>, crcs)` to `target`, the
     same bytes, without making them in memory first: the entries copied from the module
@@ -806,7 +972,7 @@ def write_zip_file(
 
 
 def _module_parts(
-    files: dict[str, bytes], previous: mmap.mmap | None, crcs: dict[str, int]
+    files: Mapping[str, bytes], previous: mmap.mmap | None, crcs: dict[str, int]
 ) -> Iterator[bytes | memoryview]:
     """The pieces of the module's zip, in order; the views into the module before are let go
     as soon as they are written (the mapping is closed after the last)."""
