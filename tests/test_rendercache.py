@@ -4,13 +4,24 @@ read."""
 
 from __future__ import annotations
 
+import marshal
+import zlib
+from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from compiler.backends import rendercache
-from compiler.backends.rendercache import AGE_LIMIT, RenderCache
+from compiler.backends.rendercache import (
+    AGE_LIMIT,
+    INDEX_HEAD,
+    INDEX_MAGIC,
+    PACK_HEAD,
+    PACK_MAGIC,
+    RenderCache,
+)
 
 
 @pytest.fixture(autouse=True, params=["read whole", "read by entry"])
@@ -43,7 +54,7 @@ def test_a_damaged_entry_is_a_miss_and_the_others_are_served(tmp_path: Path) -> 
     pack = tmp_path / "faces.pack"
     saved(pack, {"a": b"A" * 64, "b": b"B" * 64, "c": b"C" * 64})
     data = bytearray(pack.read_bytes())
-    data[64 + 10] ^= 0xFF  # inside b's bytes: its CRC no longer matches
+    data[PACK_HEAD + 64 + 10] ^= 0xFF  # inside b's bytes: its CRC no longer matches
     pack.write_bytes(bytes(data))
     cache = RenderCache(pack)
     assert cache.get("b") is None
@@ -89,24 +100,63 @@ def test_an_unchanged_build_leaves_the_pack_and_index_alone(tmp_path: Path) -> N
     assert (pack.stat().st_mtime_ns, index.stat().st_mtime_ns) == before
 
 
-@pytest.mark.parametrize(
-    "index",
-    [
-        [("a", (0, 4, 0, 0))],  # not a dict
-        {"a": (0, 4, 0)},  # three numbers
-        {"a": (0, 4, 0, "crc")},  # not a number
-        {1: (0, 4, 0, 0)},  # not a text key
-        {"a": (-4, 4, 0, 0)},  # negative
-        {"a": [0, 4, 0, 0]},  # a list
-    ],
-    ids=["list", "short", "text", "key", "negative", "list-value"],
-)
-def test_an_index_of_another_shape_is_an_empty_cache(tmp_path: Path, index: Any) -> None:
-    import marshal
+def pack_id(pack: Path) -> bytes:
+    """The name a pack's header gives it (its index's base repeats it)."""
+    return pack.read_bytes()[len(PACK_MAGIC) : PACK_HEAD]
 
+
+def entries_base(entries: dict[str, tuple[int, int, int]]) -> rendercache.Change:
+    """A base holding `entries` (key → offset, length, CRC-32), each used by the last build."""
+    keys = tuple(entries)
+    offsets, lengths, crcs = (
+        array("Q", (entry[column] for entry in entries.values())).tobytes() for column in range(3)
+    )
+    return (keys, offsets, lengths, crcs, (), {}, (), 1, sum(e[1] for e in entries.values()))
+
+
+def marshalled_index(base: Any) -> bytes:
+    """An index with our head and `base`, whatever its shape."""
+    payload = marshal.dumps(base)
+    return INDEX_HEAD.pack(INDEX_MAGIC, len(payload), zlib.crc32(payload)) + payload
+
+
+def changed(change: rendercache.Change, part: int, value: object) -> tuple[object, ...]:
+    """`change` with one of its parts replaced."""
+    return (*change[:part], value, *change[part + 1 :])
+
+
+SPOILT: dict[str, Callable[[bytes, rendercache.Change], Any]] = {
+    "dict": lambda name, change: {"a": (0, 4, 0, 0)},  # the shape of an earlier index
+    "name-text": lambda name, change: (name.hex(), change),
+    "name-short": lambda name, change: (name[:8], change),
+    "no-name": lambda name, change: change,
+    "short": lambda name, change: (name, change[:8]),
+    "keys-text": lambda name, change: (name, changed(change, 0, "a")),
+    "int-key": lambda name, change: (name, changed(change, 0, (1,))),
+    "no-offsets": lambda name, change: (name, changed(change, 1, b"")),
+    "offsets-list": lambda name, change: (name, changed(change, 1, [change[1]])),
+    "long-lengths": lambda name, change: (name, changed(change, 2, b"\0" * 16)),
+    "dropped-int": lambda name, change: (name, changed(change, 4, (1,))),
+    "unused-list": lambda name, change: (name, changed(change, 5, [("a", 1)])),
+    "age-text": lambda name, change: (name, changed(change, 5, {"a": "1"})),
+    "reused-list": lambda name, change: (name, changed(change, 6, ["a"])),
+    "build-float": lambda name, change: (name, changed(change, 7, 1.0)),
+    "live-text": lambda name, change: (name, changed(change, 8, "4")),
+}
+"""Bases of another shape than `_write_index` writes, each from the pack's name and a
+well-formed change."""
+
+
+@pytest.mark.parametrize("spoil", SPOILT.values(), ids=SPOILT.keys())
+def test_an_index_of_another_shape_is_an_empty_cache(
+    tmp_path: Path, spoil: Callable[[bytes, rendercache.Change], Any]
+) -> None:
     pack = tmp_path / "faces.pack"
     saved(pack, {"a": b"AAAA"})
-    pack.with_name("faces.pack.index").write_bytes(marshal.dumps(index))
+    base = entries_base({"a": (PACK_HEAD, 4, zlib.crc32(b"AAAA"))})
+    spoilt = spoil(pack_id(pack), base)
+    index = marshal.dumps(spoilt) if type(spoilt) is dict else marshalled_index(spoilt)
+    pack.with_name("faces.pack.index").write_bytes(index)
     cache = RenderCache(pack)
     assert cache.index == {}
     assert cache.get("a") is None
@@ -115,14 +165,35 @@ def test_an_index_of_another_shape_is_an_empty_cache(tmp_path: Path, index: Any)
     assert RenderCache(pack).get("b") == b"BB"
 
 
-def test_an_entry_past_the_end_of_the_pack_is_a_miss(tmp_path: Path) -> None:
-    import marshal
-    import zlib
-
+def test_the_well_formed_base_of_these_tests_is_read(tmp_path: Path) -> None:
+    """The bases above differ from one that is read in the one part named."""
     pack = tmp_path / "faces.pack"
     saved(pack, {"a": b"AAAA"})
-    index = {"a": (0, 4, 0, zlib.crc32(b"AAAA")), "huge": (0, 1 << 40, 0, 0)}
-    pack.with_name("faces.pack.index").write_bytes(marshal.dumps(index))
+    base = entries_base({"a": (PACK_HEAD, 4, zlib.crc32(b"AAAA"))})
+    pack.with_name("faces.pack.index").write_bytes(marshalled_index((pack_id(pack), base)))
+    assert RenderCache(pack).get("a") == b"AAAA"
+
+
+def test_an_entry_past_the_end_of_the_pack_is_a_miss(tmp_path: Path) -> None:
+    pack = tmp_path / "faces.pack"
+    saved(pack, {"a": b"AAAA"})
+    entries = {"a": (PACK_HEAD, 4, zlib.crc32(b"AAAA")), "huge": (0, 1 << 40, 0)}
+    index = rendercache._index_bytes(pack_id(pack), entries_base(entries))
+    pack.with_name("faces.pack.index").write_bytes(index)
     cache = RenderCache(pack)
     assert cache.get("huge") is None  # no read of a terabyte
     assert cache.get("a") == b"AAAA"
+
+
+def test_an_index_read_against_another_pack_is_an_empty_cache(tmp_path: Path) -> None:
+    """A pack written whole again (compacted) under an index of the pack before it (the build
+    interrupted between the two): no entry is served, not even one whose bytes would match."""
+    pack = tmp_path / "faces.pack"
+    saved(pack, {"a": b"AAAA"})
+    index = pack.with_name("faces.pack.index")
+    old_index = index.read_bytes()
+    cache = RenderCache(pack)
+    cache.get("a")
+    cache._rewrite([])  # the same entry, at the same place, in a pack of another name
+    index.write_bytes(old_index)
+    assert RenderCache(pack).index == {}

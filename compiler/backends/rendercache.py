@@ -3,10 +3,10 @@
 A face's cache key is a hash of everything that decides how it looks — the records it is drawn
 from (see art.identity), its size and language — plus a fingerprint of the renderer's own
 source, so changing the art code invalidates the cache by itself. The cache is a pack file
-(the entries back to back) with a small index, each read with one read: a warm build opens two
-files instead of thousands, and appends only what it drew. Entries unused for AGE_LIMIT builds
-are dropped. An unchanged counter is never drawn again; encoding is deterministic, so outputs stay
-byte-identical.
+(the entries back to back) with an index, each read with one read: a warm build opens two
+files instead of thousands, and appends only what it drew and a record of what changed (see
+RenderCache). Entries unused for AGE_LIMIT builds are dropped. An unchanged counter is never
+drawn again; encoding is deterministic, so outputs stay byte-identical.
 """
 
 from __future__ import annotations
@@ -16,12 +16,15 @@ import marshal
 import multiprocessing
 import os
 import signal
+import struct
+import sys
 import weakref
 import zlib
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
-from itertools import chain
 from pathlib import Path
+from typing import cast
 
 from compiler.backends.art.fonts import ALL_FONTS, MissingFont, font_path
 from compiler.backends.keptrecord import all_of_type
@@ -30,9 +33,25 @@ from compiler.resources import shipped_layout_files
 ART_SOURCES = Path(__file__).parent / "art"
 PDF_SOURCES = Path(__file__).parent / "pdf"
 AGE_LIMIT = 4
+"""Builds an entry may go unused before it leaves the pack."""
 SMALL_PACK = 4 << 20
 """A pack this small is read whole when opened; a larger one entry by entry, when asked."""
-"""Builds an entry may go unused before it leaves the pack."""
+FOLD_AT_LEAST = 64 << 10
+"""Bytes an index's journal may reach, however small its base, before it is folded in."""
+PACK_ID = 16
+PACK_MAGIC = b"cmxpack2"
+PACK_HEAD = len(PACK_MAGIC) + PACK_ID
+"""A pack starts with its magic and its own name (random bytes, new each time it is written
+whole), which its index's base repeats: an index is never read against another pack."""
+INDEX_MAGIC = b"cmxidx2" + sys.byteorder[0].encode()
+INDEX_HEAD = struct.Struct("<8sQI")
+"""An index starts with its magic (the byte order of its numbers included), its base's length
+and CRC-32 (damaged data is never unmarshalled: a damaged length in it could ask for gigabytes);
+the base follows, then the journal's records."""
+RECORD = struct.Struct("<II")
+"""A journal record's head: its length and its CRC-32 (a record cut short is not read)."""
+COLUMN = array("Q")
+"""The type of the offsets, lengths and CRCs kept in an index: 8-byte numbers."""
 
 
 @cache
@@ -75,27 +94,53 @@ def cache_key(*parts: object) -> str:
 class RenderCache:
     """Rendered bytes by key, in memory and (given a pack file's path) on disk.
 
-    On disk: `<pack>` holds the entries back to back and `<pack>.index` maps each key to its
-    (offset, length, age, CRC-32). Opening a cache reads only the index; an entry's bytes are
-    read from the pack when it is asked for (a warm build of a large game reads the few
-    hundred kilobytes it uses, not the whole pack). A build appends what it drew and rewrites
-    only the small index; the data is compacted when more than half of it is entries no
-    longer indexed."""
+    On disk: `<pack>` holds the entries back to back after a header naming it, and
+    `<pack>.index` maps each key to where its bytes are (offset, length, CRC-32): a base, then a
+    journal of the changes each build made since (see `_save_changes`). Opening a cache reads
+    only the index, in passes that stay in C; an entry's bytes are read from the pack when it is
+    asked for (a warm build of a large game reads the few hundred kilobytes it uses, not the
+    whole pack). A build appends what it drew to the pack and one small record to the index;
+    the journal is folded into a new base when it has grown to half the base's size, and the
+    data compacted when more than half of it is entries no longer indexed.
+
+    Ages: saves are numbered (`builds`); an entry the last build used is of age 0 and has no
+    number of its own, the others keep the number of the build that last used them
+    (`last_used`). A record holds only the entries whose state changed (unused for the first
+    time, used again, dropped): a warm build, which uses almost every entry, writes almost no
+    age, and an entry left unused build after build is not written again until it is dropped."""
 
     def __init__(self, pack: Path | None) -> None:
         self.pack = pack
         self.memory: dict[str, bytes] = {}
         """Entries read or made by this build."""
-        self.index: dict[str, tuple[int, int, int, int]] = {}
-        """key → (offset, length, age in builds, CRC-32): an entry whose bytes do not match its
-        CRC (the pack rewritten by another build meanwhile) is not served."""
+        self.index: dict[str, int] = {}
+        """key → its slot in `_offsets`, `_lengths` and `_crcs`: an entry whose bytes do not
+        match its CRC (the pack rewritten by another build meanwhile) is not served."""
+        self.builds = 0
+        """The number of the last build that saved this cache."""
+        self.last_used: dict[str, int] = {}
+        """For each indexed entry the last build did not use, the build that last used it."""
+        self.live = 0
+        """Bytes of the indexed entries (what compacting would keep)."""
         self.size = 0
         self.used: set[str] = set()
         self.new: list[str] = []
         self.hits = 0
         self.misses = 0
+        self._offsets: array[int] = array("Q")
+        self._lengths: array[int] = array("Q")
+        self._crcs: array[int] = array("Q")
+        self._lost: set[str] = set()
+        """Indexed entries found damaged this build: dropped from the index when it is saved."""
+        self._pack_id: bytes | None = None
+        """The pack's own name, from its header and the index's base (None: no cache on disk
+        that this one can add to; the next save writes both whole)."""
+        self._base_end = 0
+        self._index_end = 0
+        """Where the index's base ends, and its journal: what follows is no record of ours."""
         self._data: int | None = None
         """The pack, open for reading (entries are read at their offsets)."""
+        self._close: Callable[[], object] | None = None
         self._whole: bytes | None = None
         """A small pack's bytes, read at once (many tiny entries: one read, not one each)."""
         if pack is not None:
@@ -106,24 +151,82 @@ class RenderCache:
         return self.pack.with_name(self.pack.name + ".index")
 
     def _load(self, pack: Path) -> None:
-        """Read the index and open the pack; a missing, damaged or mismatched pack is an empty
-        cache."""
+        """Read the index and open the pack; a missing, damaged or mismatched index or pack is
+        an empty cache."""
         try:
-            index = _checked_index(marshal.loads(self._index_path().read_bytes()))
-            handle = os.open(pack, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            weakref.finalize(self, os.close, handle)
-            size = os.fstat(handle).st_size
-            self.index, self._data, self.size = index, handle, size
-            if size <= SMALL_PACK:
-                self._whole = os.pread(handle, size, 0)
-        except (OSError, EOFError, ValueError, TypeError):
-            self.index.clear()
-            self.size = 0
+            data = memoryview(self._index_path().read_bytes())
+            magic, length, crc = INDEX_HEAD.unpack_from(data)
+            self._base_end = INDEX_HEAD.size + length
+            base = data[INDEX_HEAD.size : self._base_end]
+            if magic != INDEX_MAGIC or len(base) != length or zlib.crc32(base) != crc:
+                raise ValueError("not an index")
+            pack_id, change = _checked_base(marshal.loads(base))
+            self._apply(change)
+            self._index_end = self._replay(data, self._base_end)
+            self._open_pack(pack, pack_id)
+        except (OSError, EOFError, ValueError, TypeError, struct.error):
+            self._empty()
+
+    def _replay(self, index: memoryview, at: int) -> int:
+        """Apply the journal's records from `at` on, up to the first that is not whole (a save
+        interrupted while writing it: the cache reads as that save's build left it undone);
+        where the last whole record ends."""
+        while at + RECORD.size <= len(index):
+            length, crc = RECORD.unpack_from(index, at)
+            payload = index[at + RECORD.size : at + RECORD.size + length]
+            if len(payload) != length or zlib.crc32(payload) != crc:
+                break
+            try:
+                change = _checked_change(marshal.loads(payload))
+            except (EOFError, ValueError, TypeError):
+                break
+            self._apply(change)
+            at += RECORD.size + length
+        return at
+
+    def _apply(self, change: Change) -> None:
+        """One base or record read back: its entries dropped, then its entries added (a key
+        both dropped and added is the added one), its entries unused and used again, and the
+        build and live bytes it ends with."""
+        keys, offsets, lengths, crcs, dropped, unused, reused, build, live = change
+        for key in dropped:
+            self.index.pop(key, None)
+            self.last_used.pop(key, None)
+        start = len(self._offsets)
+        self._offsets.frombytes(offsets)
+        self._lengths.frombytes(lengths)
+        self._crcs.frombytes(crcs)
+        self.index.update(zip(keys, range(start, start + len(keys)), strict=True))
+        self.last_used.update(unused)
+        for key in reused:
+            self.last_used.pop(key, None)
+        self.builds, self.live = build, live
+
+    def _open_pack(self, pack: Path, pack_id: bytes) -> None:
+        """Open the pack for reading, when it is the one the index was written for (its header
+        names it)."""
+        handle = os.open(pack, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        close = weakref.finalize(self, os.close, handle)
+        size = os.fstat(handle).st_size
+        whole = os.pread(handle, size, 0) if size <= SMALL_PACK else None
+        head = whole[:PACK_HEAD] if whole is not None else os.pread(handle, PACK_HEAD, 0)
+        if head != PACK_MAGIC + pack_id:
+            close()
+            raise ValueError("not the pack of this index")
+        self._data, self._close, self.size, self._whole = handle, close, size, whole
+        self._pack_id = pack_id
+
+    def _empty(self) -> None:
+        """No cache on disk to add to: every entry is made again, and saved whole."""
+        self.index, self.last_used, self.builds, self.live, self.size = {}, {}, 0, 0, 0
+        self._offsets, self._lengths, self._crcs = array("Q"), array("Q"), array("Q")
+        self._pack_id, self._base_end, self._index_end = None, 0, 0
 
     def _read(self, key: str) -> bytes | None:
         """An indexed entry's bytes from the pack, when they are whole and match their CRC
         (else the entry is forgotten: a miss)."""
-        start, length, _age, crc = self.index[key]
+        slot = self.index[key]
+        start, length, crc = self._offsets[slot], self._lengths[slot], self._crcs[slot]
         entry = b""
         if start + length > self.size:
             pass  # beyond the pack's end: not this pack's entry
@@ -135,10 +238,17 @@ class RenderCache:
             except OSError:
                 pass
         if len(entry) != length or zlib.crc32(entry) != crc:
-            del self.index[key]  # rewritten under us (another build, an interrupted one)
+            self._forget([key])  # rewritten under us (another build, an interrupted one)
+            self._lost.add(key)
             return None
         self.memory[key] = entry
         return entry
+
+    def _forget(self, keys: Iterable[str]) -> None:
+        """Drop indexed entries (their bytes stay in the pack until it is compacted)."""
+        for key in keys:
+            self.live -= self._lengths[self.index.pop(key)]
+            self.last_used.pop(key, None)
 
     def get(self, key: str) -> bytes | None:
         found = self.memory.get(key)
@@ -175,82 +285,139 @@ class RenderCache:
         self.used.add(key)
         self.misses += 1
 
-    def _length(self, key: str) -> int:
-        found = self.memory.get(key)
-        return len(found) if found is not None else self.index[key][1]
-
     def save(self) -> None:
-        """Append what this build drew, age what it did not use, drop what is too old."""
+        """Append what this build drew, age what it did not use, drop what is too old: on disk,
+        what changed (see `_save_changes`), or the pack and its index whole when there is no
+        cache to add to or the pack is more than half dead entries."""
         if self.pack is None:
             return
-        ages = {key: 0 if key in self.used else self.index[key][2] + 1 for key in self.index}
-        ages.update(dict.fromkeys(self.new, 0))
-        ages = {key: age for key, age in ages.items() if age <= AGE_LIMIT}
-        if not self.new and all(self.index[k][2] == a for k, a in ages.items()):
-            if len(ages) == len(self.index):
-                return
-        live = sum(self._length(key) for key in ages)
-        if self.size + sum(len(self.memory[k]) for k in self.new) > 2 * live + (1 << 20):
-            self._rewrite(ages)
+        new = [key for key in dict.fromkeys(self.new) if key in self.memory]
+        unused = self.index.keys() - self.used
+        if not new and not unused and not self.last_used and not self._lost:
+            return  # every entry used, as by the last build, none new: nothing to write
+        build = self.builds + 1
+        newly = dict.fromkeys(unused - self.last_used.keys(), self.builds)
+        reused = self.last_used.keys() - unused
+        self.last_used.update(newly)
+        for key in reused:
+            del self.last_used[key]
+        dropped = [key for key, last in self.last_used.items() if build - last > AGE_LIMIT]
+        self._forget(dropped)
+        self.builds = build
+        drawn = sum(len(self.memory[key]) for key in new)
+        replaced = sum(self._lengths[self.index[key]] for key in new if key in self.index)
+        live = self.live + drawn - replaced
+        if self._pack_id is None or self.size + drawn > 2 * live + (1 << 20):
+            self._rewrite(new)
         else:
-            self._append(ages)
-        self.new, self.used = [], set()
+            self._save_changes(new, [*dropped, *self._lost], newly, tuple(reused))
+        self.new, self.used, self._lost = [], set(), set()
 
-    def _append(self, ages: dict[str, int]) -> None:
-        """New entries at the end of the data; then the index, replaced whole."""
+    def _save_changes(
+        self, new: list[str], dropped: list[str], unused: dict[str, int], reused: tuple[str, ...]
+    ) -> None:
+        """The new entries at the end of the pack; then one record at the end of the index's
+        journal: the entries added and dropped, those unused for the first time (with the
+        build that last used them) and those used again, the build's number and the live
+        bytes. Written after the entries it names, and read back only when whole: an
+        interrupted save reads as the one before."""
         assert self.pack is not None
-        self.pack.parent.mkdir(parents=True, exist_ok=True)
-        offset = self.size
+        columns = (array("Q"), array("Q"), array("Q"))
         with self.pack.open("ab") as handle:
-            handle.seek(0, os.SEEK_END)
             offset = handle.tell()
-            for key in self.new:
+            for key in new:
                 data = self.memory[key]
                 handle.write(data)
-                self.index[key] = (offset, len(data), 0, zlib.crc32(data))
+                entry = (offset, len(data), zlib.crc32(data))
+                self._index_entry(key, entry)
+                for column, value in zip(columns, entry, strict=True):
+                    column.append(value)
                 offset += len(data)
         self.size = offset
-        self.index = {
-            key: (self.index[key][0], self.index[key][1], age, self.index[key][3])
-            for key, age in ages.items()
-        }
-        self._write_index()
+        offsets, lengths, crcs = (column.tobytes() for column in columns)
+        added = (tuple(new), offsets, lengths, crcs)
+        change = (*added, tuple(dropped), unused, reused, self.builds, self.live)
+        self._append_record(marshal.dumps(change))
 
-    def _rewrite(self, ages: dict[str, int]) -> None:
-        """The data with only the live entries (read from the old pack when this build did
-        not use them), and its index."""
+    def _index_entry(self, key: str, entry: tuple[int, int, int]) -> None:
+        """Index an entry written to the pack at (offset, length, CRC-32), in place of the one
+        under its key if any."""
+        if key in self.index:
+            self._forget([key])
+        self.index[key] = len(self._offsets)
+        for column, value in zip((self._offsets, self._lengths, self._crcs), entry, strict=True):
+            column.append(value)
+        self.live += entry[1]
+
+    def _append_record(self, record: bytes) -> None:
+        """Add a record to the index's journal; or, when the journal has grown to half the
+        base (or the index on disk is not the one this cache read), write the index whole."""
+        frame = RECORD.pack(len(record), zlib.crc32(record)) + record
+        journal = self._index_end - self._base_end + len(frame)
+        if journal > max(self._base_end // 2, FOLD_AT_LEAST):
+            self._write_index()
+            return
+        with self._index_path().open("ab") as handle:
+            if handle.tell() == self._index_end:
+                handle.write(frame)
+                self._index_end += len(frame)
+                return
+        self._write_index()  # a torn record at its end, or not the index read: written whole
+
+    def _rewrite(self, new: list[str]) -> None:
+        """The pack with only the live entries (read from the old pack when this build did
+        not use them) under a new name, and its index."""
         assert self.pack is not None
         self.pack.parent.mkdir(parents=True, exist_ok=True)
-        index: dict[str, tuple[int, int, int, int]] = {}
-        chunks: list[bytes] = []
-        offset = 0
-        for key in sorted(ages):
-            data = self.memory.get(key)
-            if data is None:
-                data = self._read(key)
+        kept = [(key, self._bytes_of(key)) for key in dict.fromkeys([*self.index, *new])]
+        pack_id = os.urandom(PACK_ID)
+        chunks = [PACK_MAGIC + pack_id]
+        self.index, self.live = {}, 0
+        self._offsets, self._lengths, self._crcs = array("Q"), array("Q"), array("Q")
+        offset = PACK_HEAD
+        for key, data in kept:
             if data is None:
                 continue  # damaged in the old pack: dropped
             chunks.append(data)
-            index[key] = (offset, len(data), ages[key], zlib.crc32(data))
+            self._index_entry(key, (offset, len(data), zlib.crc32(data)))
             offset += len(data)
         _replace(self.pack, b"".join(chunks))
-        self.index, self.size = index, offset
+        self.last_used = {k: last for k, last in self.last_used.items() if k in self.index}
+        self.size, self._pack_id = offset, pack_id
         self._reopen()
         self._write_index()
+
+    def _bytes_of(self, key: str) -> bytes | None:
+        """An entry's bytes: this build's, else the pack's (None when damaged there)."""
+        data = self.memory.get(key)
+        return data if data is not None or key not in self.index else self._read(key)
 
     def _reopen(self) -> None:
         """After the pack was replaced: read from the new one."""
         assert self.pack is not None
+        if self._close is not None:
+            self._close()
+        self._data, self._close, self._whole = None, None, None
         try:
             handle = os.open(self.pack, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except OSError:
-            self._data = None  # what was read stays in memory; nothing more is served
-            return
-        weakref.finalize(self, os.close, handle)
-        self._data, self._whole = handle, None
+            return  # what was read stays in memory; nothing more is served
+        self._data, self._close = handle, weakref.finalize(self, os.close, handle)
 
     def _write_index(self) -> None:
-        _replace(self._index_path(), marshal.dumps(dict(sorted(self.index.items()))))
+        """The index whole: a base of every entry (the journal folded in), replacing the old
+        index at once."""
+        assert self._pack_id is not None
+        slots = list(self.index.values())
+        offsets, lengths, crcs = (
+            array("Q", map(column.__getitem__, slots)).tobytes()
+            for column in (self._offsets, self._lengths, self._crcs)
+        )
+        added = (tuple(self.index), offsets, lengths, crcs)
+        change = (*added, (), self.last_used, (), self.builds, self.live)
+        index = _index_bytes(self._pack_id, change)
+        _replace(self._index_path(), index)
+        self._base_end = self._index_end = len(index)
 
     def render_all(self, jobs: Sequence[tuple[str, Callable[[], bytes]]]) -> dict[str, bytes]:
         """Bytes for every (key, make) job: from the cache, else made — on every core when
@@ -279,23 +446,55 @@ class RenderCache:
         return out
 
 
-def _checked_index(index: object) -> dict[str, tuple[int, int, int, int]]:
-    """An index read back, when it has the shape `_write_index` writes: str keys, each value
-    four ints, none negative (checked in a few passes that stay in C: an index holds tens of
-    thousands of entries). An entry whose bytes lie outside the pack, or are not those it
-    was written with, is a miss when read (`_read`). ValueError for any other shape."""
-    if type(index) is not dict:
+Change = tuple[
+    tuple[str, ...], bytes, bytes, bytes, tuple[str, ...], dict[str, int], tuple[str, ...], int, int
+]
+"""What an index's base or one of its journal's records holds: the keys added and their offsets,
+lengths and CRC-32s (each an array of 8-byte numbers, as bytes), the keys dropped, the keys
+unused (each with the build that last used it: `RenderCache.last_used`), the keys used again,
+and the build's number and the live bytes after it."""
+
+
+def _index_bytes(pack_id: bytes, base: Change) -> bytes:
+    """An index with no journal: its head, then its base (the pack's name and every entry)."""
+    payload = marshal.dumps((pack_id, base))
+    return INDEX_HEAD.pack(INDEX_MAGIC, len(payload), zlib.crc32(payload)) + payload
+
+
+def _checked_base(read: object) -> tuple[bytes, Change]:
+    """An index's base read back, when it has the shape `_write_index` writes: the pack's name
+    and a change. ValueError for any other shape."""
+    if type(read) is not tuple or len(read) != 2:
         raise ValueError("not an index")
-    values = index.values()
+    pack_id, change = read
+    if type(pack_id) is not bytes or len(pack_id) != PACK_ID:
+        raise ValueError("not an index")
+    return pack_id, _checked_change(change)
+
+
+def _checked_change(read: object) -> Change:
+    """A base's or a record's change read back, when it has the shape `Change` says (checked in
+    passes that stay in C: a base holds tens of thousands of keys). An entry whose bytes lie
+    outside the pack, or are not those it was written with, is a miss when read (`_read`).
+    ValueError for any other shape."""
+    if type(read) is not tuple or len(read) != 9:
+        raise ValueError("not an index")
+    keys, offsets, lengths, crcs, dropped, unused, reused, build, live = read
+    columns = (offsets, lengths, crcs)
     if (
-        not all_of_type(index, str)
-        or not all_of_type(values, tuple)
-        or not set(map(len, values)) <= {4}
-        or not all_of_type(chain.from_iterable(values), int)
-        or min(chain.from_iterable(values), default=0) < 0
+        not all_of_type((keys, dropped, reused), tuple)
+        or not all_of_type(columns, bytes)
+        or set(map(len, columns)) != {COLUMN.itemsize * len(keys)}
+        or type(unused) is not dict
+        or not all_of_type((build, live), int)
+        or not all_of_type(keys, str)
+        or not all_of_type(dropped, str)
+        or not all_of_type(reused, str)
+        or not all_of_type(unused, str)
+        or not all_of_type(unused.values(), int)
     ):
         raise ValueError("not an index")
-    return index
+    return cast(Change, read)
 
 
 def _replace(path: Path, data: bytes) -> None:
