@@ -30,6 +30,38 @@ def seed_game(name: str) -> GameData:
     return with_aids(data)[0]
 
 
+def game_with_aids(folder: Path) -> GameData:
+    """The game of `folder` with its player aids, loaded afresh (nothing remembered from
+    another build)."""
+    data = load_game(folder).game
+    assert data is not None, folder
+    return with_aids(data)[0]
+
+
+def cold_module(folder: Path, tmp_path: Path) -> bytes:
+    """The module a build with no cache and no module before writes of the game in `folder`."""
+    from compiler.backends.vassal.module import build_module
+
+    return build_module(game_with_aids(folder), tmp_path / "cold").read_bytes()
+
+
+@pytest.fixture
+def rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The first line of every player-aids chart row read from its text (not read back) from
+    here on."""
+    from compiler.load import aids
+
+    seen: list[int] = []
+    real = aids._row_alone
+
+    def spy(path: Path, line: int, text: str) -> object:
+        seen.append(line)
+        return real(path, line, text)
+
+    monkeypatch.setattr(aids, "_row_alone", spy)
+    return seen
+
+
 def findings_of(folder: Path) -> list[Finding]:
     return check_game(folder).findings
 

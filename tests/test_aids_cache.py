@@ -72,21 +72,14 @@ WITH_UNITS = [name for name in GAMES if name != "tank_killers"]  # a card game: 
 
 @pytest.mark.parametrize("name", WITH_UNITS)
 def test_a_changed_unit_reads_its_rows_alone(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, tmp_path: Path, rows_read: list[int]
 ) -> None:
     """A changed chart is read row by row: only the rows whose output changed are read, and
     the chart is the one a full read gives, every position included."""
     game = loaded(name)
     assert game.units
     player_aids(game, tmp_path)
-    rows_read: list[int] = []
-    real = aids._row_alone
-
-    def spy(path: Path, line: int, text: str) -> object:
-        rows_read.append(line)
-        return real(path, line, text)
-
-    monkeypatch.setattr(aids, "_row_alone", spy)
+    rows_read.clear()  # the first read's
     unit = replace(game.units[-1], name=Text("Renamed", "改名"))
     changed = replace(game, units=(*game.units[:-1], unit))
     charts, _ = player_aids(changed, tmp_path)

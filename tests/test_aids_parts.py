@@ -82,19 +82,12 @@ def test_generated_game_aids_equal_a_whole_read(generated: GameData, tmp_path: P
 
 
 def test_a_changed_unit_reads_one_run_again(
-    generated: GameData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    generated: GameData, tmp_path: Path, rows_read: list[int]
 ) -> None:
     """One unit's values changed: its order of battle reads one run of rows again, nothing
     else is read."""
     player_aids(generated, tmp_path)
-    rows_read: list[int] = []
-    real = aids._row_alone
-
-    def spy(path: Path, line: int, text: str) -> object:
-        rows_read.append(line)
-        return real(path, line, text)
-
-    monkeypatch.setattr(aids, "_row_alone", spy)
+    rows_read.clear()  # the first read's
     unit = generated.units[len(generated.units) // 2 + 1]
     assert unit.front and unit.leader is None
     front = MappingProxyType({**unit.front, "movement": 9})

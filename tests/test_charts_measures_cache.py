@@ -11,16 +11,10 @@ from pathlib import Path
 import pytest
 
 from compiler.backends.charts.table import Measures, measures, table_height
-from compiler.load.aids import with_aids
-from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from tests.conftest import game_with_aids
 
-
-def game_of(folder: Path) -> GameData:
-    """The game with its player aids, loaded afresh (nothing remembered from another build)."""
-    loaded = load_game(folder).game
-    assert loaded is not None
-    return with_aids(loaded)[0]
+game_of = game_with_aids
 
 
 def heights(game: GameData, known: dict[str, bytes] | None = None) -> list[float]:

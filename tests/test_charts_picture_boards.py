@@ -12,17 +12,9 @@ from compiler.backends.charts import build as charts_build
 from compiler.backends.charts.build import render_charts
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
-from compiler.load.aids import with_aids
-from compiler.load.game import load_game
-from compiler.model.gamedata import GameData
-from tests.conftest import replace_in
+from tests.conftest import game_with_aids, replace_in
 
-
-def game_of(folder: Path) -> GameData:
-    """The game with its player aids, loaded afresh (nothing remembered from another build)."""
-    loaded = load_game(folder).game
-    assert loaded is not None
-    return with_aids(loaded)[0]
+game_of = game_with_aids
 
 
 class Recording(RenderCache):

@@ -20,17 +20,9 @@ from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.scenepics import scenario_scene
 from compiler.backends.sheets.options import SheetOptions
-from compiler.load.aids import with_aids
-from compiler.load.game import load_game
-from compiler.model.gamedata import GameData
-from tests.conftest import DATA
+from tests.conftest import DATA, game_with_aids
 
-
-def game_of(folder: Path) -> GameData:
-    """The game with its player aids, loaded afresh (nothing remembered from another build)."""
-    loaded = load_game(folder).game
-    assert loaded is not None
-    return with_aids(loaded)[0]
+game_of = game_with_aids
 
 
 @pytest.fixture

@@ -11,18 +11,15 @@ from pathlib import Path
 import pytest
 
 from compiler.backends.charts.build import RowLooks, all_charts, chart_key, paged
-from compiler.load.aids import player_aids, with_aids
+from compiler.load.aids import player_aids
 from compiler.load.game import load_game
 from compiler.model import digests
 from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
+from tests.conftest import game_with_aids
 
-
-def loaded(folder: Path) -> GameData:
-    data = load_game(folder).game
-    assert data is not None
-    return with_aids(data)[0]
+loaded = game_with_aids
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ it out both ways, and no table is ever under its least height."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -13,20 +12,15 @@ from compiler.backends.charts import table as charts_table
 from compiler.backends.charts.pages import room
 from compiler.backends.charts.printed import WIDE, is_wide
 from compiler.backends.charts.table import least_height, table_height
-from compiler.load.aids import with_aids
-from compiler.load.game import load_game
 from compiler.model.charts import Chart, Column, Row
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
-from tests.conftest import DATA
+from tests.conftest import DATA, game_with_aids
 
 PAGES = [(595.0, 842.0), (612.0, 792.0), (300.0, 420.0)]
 
 
-def game_of(folder: Path) -> GameData:
-    loaded = load_game(folder).game
-    assert loaded is not None
-    return with_aids(loaded)[0]
+game_of = game_with_aids
 
 
 def wide_chart(game: GameData) -> Chart:

@@ -21,22 +21,13 @@ from compiler.backends.vassal.module import (
     module_files,
     render_plan,
 )
-from compiler.load.aids import with_aids
-from compiler.load.game import load_game
-from compiler.model.gamedata import GameData
-from tests.conftest import replace_in
+from tests.conftest import cold_module, game_with_aids, replace_in
 
 RENAME = ("units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
 
 
-def _game(folder: Path) -> GameData:
-    game = load_game(folder).game
-    assert game is not None
-    return with_aids(game)[0]
-
-
-def _cold(mini: Path, tmp_path: Path) -> bytes:
-    return build_module(_game(mini), tmp_path / "cold").read_bytes()
+_game = game_with_aids
+_cold = cold_module
 
 
 def _pack(out: Path) -> Path:
