@@ -4,7 +4,6 @@ display list, so the PDF page and the module's PNG are the same drawing."""
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import marshal
 import math
@@ -32,6 +31,7 @@ from compiler.backends.art.identity import unit_identity
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.pergame import PerGame, PerGameMemo
 from compiler.backends.rendercache import cache_key
+from compiler.gcpause import no_cyclic_gc
 from compiler.i18n import N_, catalogue_fingerprint, tr
 from compiler.model.charts import Chart
 from compiler.model.common import Text as Label
@@ -134,13 +134,8 @@ def _loads(data: bytes) -> Any:
     and strings, none in a cycle, and every few hundred of them made would start a collection
     (a long table's 60 blocks read back made some 140, one of them at times over a large
     game's whole heap: 0.25 s of a warm build at 8,000 counters, against 0.03 s)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with no_cyclic_gc():
         return marshal.loads(data)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 _MEASURES: PerGame[Measures] = PerGame(Measures)
