@@ -41,7 +41,7 @@ from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart, Row
 from compiler.model.common import Text, is_number
-from compiler.model.digests import content_digest, digest_of, remember
+from compiler.model.digests import are_digests, content_digest, digest_of, remember
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.source import SourceFile
@@ -441,15 +441,9 @@ def _as_run(found: object) -> Run | None:
         return None
     if set(map(len, wheres)) != {2} or set(map(type, chain.from_iterable(wheres))) != {int}:
         return None
-    if set(map(type, digests)) != {str} or set(map(len, digests)) != {DIGEST_SIZE}:
+    if not are_digests(digests):
         return None
-    if "".join(digests).strip(HEX):
-        return None  # a character that is no hexadecimal digit
     return found
-
-
-DIGEST_SIZE = 64
-HEX = "0123456789abcdef"
 
 
 def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:

@@ -26,7 +26,7 @@ from compiler.load.convert import INVALID, Converter, _fields, plan_for
 from compiler.load.records import pickled, read_kept, record_key, unpickled, write_kept
 from compiler.load.yamlread import ReadResult, compose_text, decode_text, read_bytes
 from compiler.model.common import Node
-from compiler.model.digests import digest_of, remember
+from compiler.model.digests import are_digests, digest_of, remember
 from compiler.model.source import SourceFile
 
 LOADS = ".loads"
@@ -267,9 +267,6 @@ def _as_item(found: object, section: str) -> KeptItem | None:
         return None
     if not (isinstance(where, tuple) and len(where) == 2 and all(type(n) is int for n in where)):
         return None
-    if type(digest) is not str or len(digest) != 64 or digest.strip(_HEX):
+    if not are_digests((digest,)):
         return None
     return record, (where[0], where[1]), digest
-
-
-_HEX = "0123456789abcdef"

@@ -14,6 +14,8 @@ loader's and the model's code (compiler.load.records.loader_fingerprint).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from typing import cast
 
 _KNOWN: dict[int, tuple[object, str]] = {}
 """id(record) → (the record, its digest); the record is held, so that its id stays its own."""
@@ -36,6 +38,21 @@ def content_digest(record: object) -> str:
 def digest_of(record: object) -> str:
     """The digest worked out (not remembered): what the loader keeps with an item."""
     return hashlib.sha256(repr(record).encode("utf-8")).hexdigest()
+
+
+def are_digests(values: Sequence[object]) -> bool:
+    """Whether every value is a digest as `digest_of` writes it (64 lowercase hexadecimal
+    digits): what a kept item or row read back must carry to be told (checked in passes that
+    stay in C: a large game's charts keep thousands of rows)."""
+    return (
+        set(map(type, values)) <= {str}
+        and set(map(len, cast(Sequence[str], values))) <= {DIGEST_LENGTH}
+        and not "".join(cast(Sequence[str], values)).strip(HEX_DIGITS)
+    )
+
+
+DIGEST_LENGTH = 64
+HEX_DIGITS = "0123456789abcdef"
 
 
 def remember(record: object, digest: str) -> None:
