@@ -10,7 +10,6 @@ exactly as the PDF does.
 from __future__ import annotations
 
 from functools import cache
-from xml.sax.saxutils import quoteattr
 
 from compiler.backends.art.colours import RGB
 from compiler.backends.art.display import (
@@ -140,6 +139,29 @@ def _text(op: Text) -> str:
         pen += advance
     label = quoteattr("".join(c for c in op.text if c >= " " or c in "\t\n\r"))
     return f'<g fill="{_c(op.colour)}" aria-label={label}>{"".join(parts)}</g>'
+
+
+_ATTR_ESCAPES = (
+    ("&", "&amp;"),
+    (">", "&gt;"),
+    ("<", "&lt;"),
+    ("\n", "&#10;"),
+    ("\r", "&#13;"),
+    ("\t", "&#9;"),
+)
+
+
+def quoteattr(text: str) -> str:
+    """`text` as a quoted XML attribute value, the same string as xml.sax.saxutils.quoteattr
+    makes; written here because importing xml.sax.saxutils imports urllib.request, http.client,
+    ssl and email (15 ms of every build's start, for one function)."""
+    for plain, escaped in _ATTR_ESCAPES:
+        text = text.replace(plain, escaped)
+    if '"' not in text:
+        return f'"{text}"'
+    if "'" not in text:
+        return f"'{text}'"
+    return '"' + text.replace('"', "&quot;") + '"'
 
 
 @cache
