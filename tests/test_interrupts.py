@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-from reportlab.pdfbase.ttfonts import TTFError
 
 from compiler import interrupts
 from compiler.backends import files
@@ -170,18 +169,23 @@ def test_two_games_with_one_id_are_an_error_before_anything_is_written(
 def test_a_ctrl_c_a_library_turns_into_its_own_error_is_still_an_interrupt(
     built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """reportlab's font parser catches the KeyboardInterrupt and raises "Corrupt TTF file"."""
+    """A library catches the KeyboardInterrupt and raises an error of its own (as reportlab's
+    font parser did: "Corrupt TTF file")."""
     before = snapshot(built / "mini")
     monkeypatch.setattr(interrupts, "_seen", False)
 
     def parse_font(font: fonts.FontFile) -> object:
         interrupts.note()  # what the Ctrl-C handler does before it raises
-        raise TTFError(f"Corrupt TTF file {font.name!r} cannot read Table Directory")
+        raise LibraryError(f"Corrupt TTF file {font.name!r} cannot read Table Directory")
 
     monkeypatch.setattr(fonts, "metrics", parse_font)
     code, _, err = run(["build", str(DATA / "mini"), "--out", str(built), "--force"], capsys)
     assert (code, err) == (130, "countermix: interrupted\n")
     assert snapshot(built / "mini") == before
+
+
+class LibraryError(Exception):
+    """A library's own error."""
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from PIL import ImageFont
-from reportlab.pdfbase.ttfonts import TTFont  # type: ignore[import-untyped,unused-ignore]
+
+from compiler.backends.art.fontmetrics import FontMetrics
 
 ELLIPSIS = "…"
 DEJAVU_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"))
@@ -95,9 +96,10 @@ def font_for(text: str, bold: bool = False, lang: str = "en") -> FontFile:
 
 
 @lru_cache(maxsize=8)
-def metrics(font: FontFile) -> TTFont:
-    """The parsed TrueType font (advance widths, ascent, descent); also what reportlab embeds."""
-    return TTFont(font.name, str(font_path(font)))
+def metrics(font: FontFile) -> FontMetrics:
+    """The font's metrics (character map, advance widths, ascent, cap height: see
+    art.fontmetrics), read as they are asked for."""
+    return FontMetrics(font_path(font))
 
 
 def text_width(text: str, height: float, bold: bool = False, lang: str = "en") -> float:
