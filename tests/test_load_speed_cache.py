@@ -9,13 +9,14 @@ import dataclasses
 import marshal
 import pickle
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from compiler.load import keptread
 from compiler.load.game import load_game, read_file
-from compiler.load.keptread import KeptRecords, kept_path
+from compiler.load.keptread import KEY_SIZE, KeptRecords, kept_path
 from compiler.load.records import pickled, unpickled
 from compiler.model import digests
 from compiler.model.common import Text
@@ -207,10 +208,17 @@ def test_a_damaged_cache_reads_afresh(tmp_path: Path, item_reads: list[int]) -> 
         assert item_reads == []  # nothing known: read whole
 
 
+def planted(stored: Path, change: Callable[[bytes], bytes]) -> None:
+    """Every run kept in `stored` changed by `change` (what a planted or damaged file holds)."""
+    kept = marshal.loads(stored.read_bytes())
+    assert kept and all(len(value) > KEY_SIZE for value in kept.values())
+    stored.write_bytes(marshal.dumps({key: change(value) for key, value in kept.items()}))
+
+
 def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> None:
     path, stored = kept_once(tmp_path)
     evil = pickle.dumps(Evil(tmp_path / "ran"), protocol=pickle.HIGHEST_PROTOCOL)
-    stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), evil)))
+    planted(stored, lambda value: value[:KEY_SIZE] + evil)  # its run's check, then the pickle
     item_reads.clear()
     assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
     assert len(item_reads) == 4  # read again, nothing run
@@ -219,8 +227,15 @@ def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> 
 
 def test_a_record_of_another_kind_is_not_taken(tmp_path: Path, item_reads: list[int]) -> None:
     path, stored = kept_once(tmp_path)
-    other = pickled((Text("not a unit"), (3, 5), digest_of(Text("not a unit"))))
-    stored.write_bytes(marshal.dumps(dict.fromkeys(marshal.loads(stored.read_bytes()), other)))
+    other = (Text("not a unit"), (3, 5), digest_of(Text("not a unit")))
+
+    def of_another_kind(value: bytes) -> bytes:
+        found = unpickled(value[KEY_SIZE:])
+        assert isinstance(found, tuple) and len(found) == 2
+        keys, items = found
+        return value[:KEY_SIZE] + pickled((keys, (other,) * len(items)))
+
+    planted(stored, of_another_kind)
     item_reads.clear()
     assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
     assert len(item_reads) == 4
@@ -291,13 +306,15 @@ def test_a_kept_item_with_a_bad_digest_is_read_again(
     digest: object, tmp_path: Path, item_reads: list[int]
 ) -> None:
     path, stored = kept_once(tmp_path)
-    kept = marshal.loads(stored.read_bytes())
-    damaged = {}
-    for key, value in kept.items():
-        found = unpickled(value)
-        assert isinstance(found, tuple) and len(found) == 3
-        damaged[key] = pickled((found[0], found[1], digest))
-    stored.write_bytes(marshal.dumps(damaged))
+
+    def with_bad_digests(value: bytes) -> bytes:
+        found = unpickled(value[KEY_SIZE:])
+        assert isinstance(found, tuple) and len(found) == 2
+        keys, items = found
+        assert all(isinstance(item, tuple) and len(item) == 3 for item in items)
+        return value[:KEY_SIZE] + pickled((keys, tuple((i[0], i[1], digest) for i in items)))
+
+    planted(stored, with_bad_digests)
     item_reads.clear()
     assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(read_file(path))
     assert len(item_reads) == 4  # each item read again from its text

@@ -2,12 +2,15 @@
 changed.
 
 A file whose sections are all lists written item by item (`units:`, then one `  - ` item after
-the other; see compiler.load.chunks) is read item by item, each item kept under a digest of its
-text, its first line, its section, the file's path and the loader's code (see
-compiler.load.records): when one unit of a large units file changes, that unit is read again
-and the others are read back. Any other file is kept whole, under a digest of its bytes. Only
-what reads clean is kept or read item by item: a file with findings is read whole, as without
-the cache, so the findings are the same (text and file:line:column).
+the other; see compiler.load.chunks) is kept in runs of RUN_ITEMS items: each run is one
+pickle, under a key of its place (the file's path, its section, its number) and checked by a
+digest of its items' text and first line, its section, the file's path and the loader's code
+(see compiler.load.records). An unchanged run is read back as one pickle (at 8,000 counters,
+a pickle per item was most of what a warm load cost); a run that changed reads again only its
+items whose text or line changed (each item's own digest is kept in the run). Any other file
+is kept whole, under a digest of its bytes. Only what reads clean is kept or read item by item:
+a file with findings is read whole, as without the cache, so the findings are the same (text
+and file:line:column).
 """
 
 from __future__ import annotations
@@ -15,26 +18,26 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from pathlib import Path
 from types import MappingProxyType, NoneType, UnionType
 from typing import Any, Union, get_args, get_origin
 
 from compiler.diagnostics import Finding, Location
 from compiler.load.chunks import compose_item, items_of, lines_of
-from compiler.load.convert import INVALID, Converter, _fields, plan_for
+from compiler.load.convert import Converter, _fields, plan_for
 from compiler.load.records import pickled, read_kept, record_key, unpickled, write_kept
 from compiler.load.yamlread import ReadResult, compose_text, decode_text, read_bytes
 from compiler.model.common import Node
-from compiler.model.digests import are_digests, digest_of, remember
+from compiler.model.digests import are_digests, digest_of, remember, remember_all
 from compiler.model.source import SourceFile
 
 LOADS = ".loads"
 """The kept records' folder in <out>/.cache/ (a game id never starts with a dot)."""
 SECTION_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):[ ]*\n?")
 SECTION_INDENT = 2
-Item = tuple[Node, tuple[int, int]]
-"""A list item read: its record, and where it starts (line, column)."""
 KeptItem = tuple[Node, tuple[int, int], str]
 """A list item as it is kept: its record, where it starts and the record's content digest
 (compiler.model.digests), told to the model when the item is read back."""
@@ -74,35 +77,76 @@ class KeptRecords:
         self.kept[key] = self.known[key]
         return found
 
-    def item(self, path: str, section: str, piece: Piece) -> Item | None:
-        """One list item of a section, read back (its content digest told to the model) or
-        read now; None unless it reads clean."""
-        line, text, key = piece
-        stored = self.known.get(key, b"")
-        found = _as_item(unpickled(stored), section)
-        if found is None:
-            found = _read_item(path, section, line, text)
-            if found is None:
-                return None
-            stored = pickled(found)
-        self.kept[key] = stored
-        record, where, digest = found
-        remember(record, digest)
-        return record, where
+    def same(self, run: Run) -> bool:
+        """Whether the run is kept as it is now (its check matches: nothing read)."""
+        return self.known.get(run.key, b"")[:KEY_SIZE] == run.check
+
+    def run(self, path: str, section: str, run: Run) -> list[KeptItem] | None:
+        """The items of a run, read back (their content digests told to the model) or, those
+        whose text or line changed, read now; None unless each reads clean."""
+        stored = self.known.get(run.key, b"")
+        found = _as_run(unpickled(stored[KEY_SIZE:]), section)
+        if found is not None and stored[:KEY_SIZE] == run.check:
+            keys, items = found
+            if len(items) == len(run.items):
+                self.kept[run.key] = stored
+                remember_all([item[0] for item in items], [item[2] for item in items])
+                return items
+        before = {} if found is None else dict(zip(*found, strict=True))
+        keys = _item_keys(path, section, run)
+        read: list[KeptItem] = []
+        for (line, text), key in zip(run.items, keys, strict=True):
+            item = before.get(key)
+            if item is None:
+                item = _read_item(path, section, line, text)
+                if item is None:
+                    return None
+            remember(item[0], item[2])
+            read.append(item)
+        self.keep(path, section, run, read, keys)
+        return read
+
+    def keep(
+        self,
+        path: str,
+        section: str,
+        run: Run,
+        items: list[KeptItem],
+        keys: tuple[bytes, ...] | None = None,
+    ) -> None:
+        """Keep a run's items (records, where each starts, content digests) with its check and
+        each item's own key (what a later run that changed reads back item by item)."""
+        keys = keys or _item_keys(path, section, run)
+        self.kept[run.key] = run.check + pickled((keys, tuple(items)))
 
 
-Piece = tuple[int, str, bytes]
-"""A list item's first line, its text and its key."""
-Split = list[tuple[str, list[Piece]]]
-"""The list sections of a file: each one's name and items."""
+RUN_ITEMS = 32
+"""Items kept together: a changed item costs one run read back and the changed item read again;
+an unchanged file costs one pickle read back per this many items."""
+KEY_SIZE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Up to RUN_ITEMS items of a section, one after the other: their first lines and texts;
+    `key`, where it is kept (its place in the file); `check`, a digest of its items."""
+
+    items: list[tuple[int, str]]
+    key: bytes
+    check: bytes
+
+
+Split = list[tuple[str, list[Run]]]
+"""The list sections of a file: each one's name and runs of items."""
 
 
 def read_source(
     path: Path, root: Path | None, kept: KeptRecords
 ) -> tuple[SourceFile | None, list[Finding]]:
     """compiler.load.game.read_file with the records kept: the same result. A file of list
-    sections whose items are mostly known is read item by item; else it is read whole, and its
-    items (or the file, for another shape) are kept for the next time when it reads clean."""
+    sections whose runs of items are mostly kept as they are is read run by run; else it is
+    read whole, and its runs (or the file, for another shape) are kept for the next time when
+    it reads clean."""
     where = str(path)
     data = read_bytes(where, None if root is None else str(root))
     if isinstance(data, ReadResult):
@@ -114,11 +158,12 @@ def read_source(
     text = decode_text(where, data)
     if isinstance(text, ReadResult):
         return None, [text.finding] if text.finding is not None else []
-    split = _split(where, text)
-    if split is not None and _mostly_known(split, kept):
-        by_items = _by_items(where, split, _first_line(text), kept)
-        if by_items is not None:
-            return by_items, []
+    lines = lines_of(text)
+    split = None if lines is None else _split(where, lines)
+    if split is not None and lines is not None and _mostly_known(split, kept):
+        by_runs = _by_runs(where, split, _first_line(lines), kept)
+        if by_runs is not None:
+            return by_runs, []
     result = compose_text(where, text)
     if result.finding is not None:
         return None, [result.finding]
@@ -131,64 +176,91 @@ def read_source(
         if split is None:
             kept.kept[key] = pickled(source)
         else:
-            _keep_items(split, source, kept)
+            _keep_runs(where, split, source, kept)
     return source, converter.findings
 
 
-def _split(path: str, text: str) -> Split | None:
-    """The items of a file made of list sections (see _sections), each with its key; None
-    for another shape."""
-    lines = lines_of(text)
-    sections = None if lines is None else _sections(lines)
+def _split(path: str, lines: list[str]) -> Split | None:
+    """The items of a file made of list sections (see _sections), in runs; None for another
+    shape."""
+    sections = _sections(lines)
     if not sections:
         return None
-    return [
-        (name, [(line, item, record_key("item", path, name, line, item)) for line, item in items])
-        for name, items in sections
-    ]
+    return [(name, _runs(path, name, items)) for name, items in sections]
+
+
+def _runs(path: str, section: str, items: list[tuple[int, str]]) -> list[Run]:
+    """A section's items in runs of RUN_ITEMS, each with its key and check: the check holds
+    the items' lengths and texts (so no two runs give the same text) and the run's first line
+    (the items' lines follow from their texts)."""
+    runs: list[Run] = []
+    for number, start in enumerate(range(0, len(items), RUN_ITEMS)):
+        group = items[start : start + RUN_ITEMS]
+        texts = [item for _line, item in group]
+        lengths = ",".join(map(str, map(len, texts)))
+        check = record_key("run-items", path, section, group[0][0], lengths, "".join(texts))
+        runs.append(Run(group, record_key("run", path, section, number), check))
+    return runs
+
+
+def _item_keys(path: str, section: str, run: Run) -> tuple[bytes, ...]:
+    """The key of each item of a run: of its text at its first line."""
+    return tuple(record_key("item", path, section, line, text) for line, text in run.items)
 
 
 def _mostly_known(split: Split, kept: KeptRecords) -> bool:
-    """Whether at most half the items are new: reading the others one by one costs more than
-    reading the file whole."""
-    pieces = [piece for _name, items in split for piece in items]
-    return 2 * sum(piece[2] not in kept.known for piece in pieces) <= len(pieces)
+    """Whether at most half the runs changed: reading the items of the others one by one
+    costs more than reading the file whole."""
+    runs = [run for _name, section in split for run in section]
+    return 2 * sum(not kept.same(run) for run in runs) <= len(runs)
 
 
-def _keep_items(split: Split, source: SourceFile, kept: KeptRecords) -> None:
-    """Keep each item of a file read whole (and clean, without aliases): its record and where
-    it starts, as reading it alone gives them."""
-    for name, items in split:
+def _keep_runs(path: str, split: Split, source: SourceFile, kept: KeptRecords) -> None:
+    """Keep the runs of a file read whole (and clean, without aliases): each item's record and
+    where it starts, as reading it alone gives them."""
+    for name, runs in split:
         records = getattr(source, name, None)
         if name not in _item_types() or not isinstance(records, tuple):
             continue
-        if len(records) != len(items):
+        if len(records) != sum(len(run.items) for run in runs):
             continue
-        for index, (piece, record) in enumerate(zip(items, records, strict=True)):
-            where = source.locs.get(f"{name}.{index}")
-            if where is not None:
-                digest = digest_of(record)
-                remember(record, digest)
-                kept.kept[piece[2]] = pickled((record, where, digest))
+        index = 0
+        for run in runs:
+            items: list[KeptItem] = []
+            for record in records[index : index + len(run.items)]:
+                where = source.locs.get(f"{name}.{index}")
+                index += 1
+                if where is not None:
+                    digest = digest_of(record)
+                    remember(record, digest)
+                    items.append((record, where, digest))
+            if len(items) == len(run.items):
+                kept.keep(path, name, run, items)
 
 
-def _by_items(path: str, split: Split, first: int, kept: KeptRecords) -> SourceFile | None:
-    """A file of list sections read item by item: the SourceFile a whole read gives (the same
+def _by_runs(path: str, split: Split, first: int, kept: KeptRecords) -> SourceFile | None:
+    """A file of list sections read run by run: the SourceFile a whole read gives (the same
     records, positions and `locs`); None when a section is not a known list, or comes twice,
     or an item does not read clean (the whole read says why)."""
     values: dict[str, Any] = {}  # section → its records
     locs: dict[str, tuple[int, int]] = {}
-    for name, items in split:
+    for name, runs in split:
         if name in values or name not in _item_types():
             return None
-        locs[name] = (items[0][0], SECTION_INDENT + 1)  # the block sequence starts at its `-`
+        locs[name] = (runs[0].items[0][0], SECTION_INDENT + 1)  # the sequence starts at its `-`
         records: list[Node] = []
-        for index, piece in enumerate(items):
-            read = kept.item(path, name, piece)
-            if read is None:
+        for run in runs:
+            items = kept.run(path, name, run)
+            if items is None:
                 return None
-            records.append(read[0])
-            locs[f"{name}.{index}"] = read[1]
+            locs.update(
+                zip(
+                    [f"{name}.{index}" for index in range(len(records), len(records) + len(items))],
+                    [item[1] for item in items],
+                    strict=True,
+                )
+            )
+            records.extend([item[0] for item in items])
         values[name] = tuple(records)
     return SourceFile(**values, loc=Location(path, first, 1), locs=MappingProxyType(locs))
 
@@ -219,9 +291,8 @@ def _has_content(line: str) -> bool:
     return bool(stripped) and not stripped.startswith("#")
 
 
-def _first_line(text: str) -> int:
+def _first_line(lines: list[str]) -> int:
     """The line of the first section: where the file's top-level mapping starts."""
-    lines = lines_of(text) or []
     return next((n for n, line in enumerate(lines, 1) if _is_top_level(line)), 1)
 
 
@@ -248,25 +319,36 @@ def _read_item(path: str, section: str, line: int, text: str) -> KeptItem | None
     node = compose_item(text, line)
     if node is None:
         return None
-    hint, _classes = _item_types()[section]
+    hint, classes = _item_types()[section]
     converter = Converter(path)
     scratch: dict[str, tuple[int, int]] = {}
     value = plan_for(hint)(converter, node, scratch, f"{section}.0")
-    if value is INVALID or converter.findings or scratch:
+    if converter.findings or scratch or not isinstance(value, Node):
+        return None  # INVALID is no Node
+    if not isinstance(value, classes):
         return None
-    return _as_item((value, (node.line, node.column), digest_of(value)), section)
+    return value, (node.line, node.column), digest_of(value)
 
 
-def _as_item(found: object, section: str) -> KeptItem | None:
-    """`found` when it is an item of the section read before: a record of its kind, where it
-    starts and its content digest (64 hexadecimal digits)."""
-    if not isinstance(found, tuple) or len(found) != 3:
+def _as_run(found: object, section: str) -> tuple[tuple[bytes, ...], list[KeptItem]] | None:
+    """`found` when it is a run of a section kept by KeptRecords.keep: each item's key, then
+    the items (a record of the section's kinds, where it starts, its content digest of 64
+    hexadecimal digits), as many of each (checked in passes that stay in C: a large game's
+    units file holds thousands of items)."""
+    if type(found) is not tuple or len(found) != 2:
         return None
-    record, where, digest = found
-    if not isinstance(record, Node) or not isinstance(record, _item_types()[section][1]):
+    keys, items = found
+    if type(keys) is not tuple or type(items) is not tuple or len(keys) != len(items) or not keys:
         return None
-    if not (isinstance(where, tuple) and len(where) == 2 and all(type(n) is int for n in where)):
+    if set(map(type, keys)) != {bytes} or set(map(len, keys)) != {KEY_SIZE}:
         return None
-    if not are_digests((digest,)):
+    if set(map(type, items)) != {tuple} or set(map(len, items)) != {3}:
         return None
-    return record, (where[0], where[1]), digest
+    records, wheres, digests = zip(*items, strict=True)
+    if not set(map(type, records)) <= set(_item_types()[section][1]):
+        return None
+    if set(map(type, wheres)) != {tuple} or set(map(len, wheres)) != {2}:
+        return None
+    if set(map(type, chain.from_iterable(wheres))) != {int} or not are_digests(digests):
+        return None
+    return keys, list(items)

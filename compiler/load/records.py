@@ -70,19 +70,88 @@ def read_only(mapping: dict[str, object]) -> Mapping[str, object]:
 
 def record(cls: type, values: tuple[object, ...]) -> object:
     """A model record of class `cls` with its fields' `values` (in field order), made as
-    unpickling a dataclass makes it (no __init__), without looking its fields up each time."""
-    setters = _setters().get(cls)
-    if setters is None or len(setters) != len(values):
-        raise pickle.UnpicklingError(f"{cls!r} is not a model record of {len(values)} fields")
-    made: object = object.__new__(cls)
-    for setter, value in zip(setters, values, strict=True):
-        setter(made, value)
-    return made
+    unpickling a dataclass makes it (no __init__). Records kept by an older loader name this;
+    this one names each class's own maker (see _makers)."""
+    maker = _makers().get(cls)
+    if maker is None:
+        raise pickle.UnpicklingError(f"{cls!r} is not a model record")
+    return maker(*values)
 
 
 def _reduce_record(made: object) -> Reduction:
     cls: type = type(made)
-    return record, (cls, tuple(getattr(made, name) for name in _field_names(cls)))
+    return _makers()[cls], tuple(_shared(getattr(made, name)) for name in _field_names(cls))
+
+
+SHARED_LENGTH = 40
+"""Texts up to this long are written once per pickle (see _shared)."""
+
+
+def _shared(value: Any) -> Any:
+    """A short text as the one object of its value (sys.intern), anything else as it is: the
+    pickler writes an object it has written before as a reference to it, so the same keys
+    (`front.strength`), ids and names in thousands of records are written, and made again
+    when read back, once per pickle (a quarter less to read back at 8,000 counters)."""
+    if type(value) is str and len(value) <= SHARED_LENGTH:
+        return sys.intern(value)
+    return value
+
+
+def _reduce_mapping(mapping: Mapping[Any, Any]) -> Reduction:
+    return read_only, ({_shared(key): _shared(value) for key, value in mapping.items()},)
+
+
+MAKER_PREFIX = "made_"
+"""The names of the makers of records (see _makers) in this module."""
+
+
+@cache
+def _makers() -> dict[type, Callable[..., object]]:
+    """Per model record class with slots: a function that makes a record of it from its
+    fields' values, setting each slot with the slot's own setter (which a frozen dataclass's
+    __setattr__ does not stop) in straight-line code, without a loop. A kept run of items
+    makes thousands of records: one call each, made at unpickling, is most of what reading
+    them back costs. Each maker is a global of this module (`made_<module>_<class>`), so a
+    pickle names it, and only the unpickler's find_class hands it out; it takes exactly one
+    value per field (the setters are keyword-only: a pickle cannot replace them)."""
+    found: dict[type, Callable[..., object]] = {}
+    for cls, setters in _setters().items():
+        name = f"{MAKER_PREFIX}{cls.__module__.rsplit('.', 1)[-1]}_{cls.__name__}"
+        maker = globals().setdefault(name, _maker(cls, setters, name))
+        if getattr(maker, "made_class", None) is cls:
+            found[cls] = maker
+    return found
+
+
+def _maker(
+    cls: type, setters: tuple[Callable[[object, object], None], ...], name: str
+) -> Callable[..., object]:
+    """The maker of records of `cls` (see _makers), named `name`."""
+    count = len(setters)
+    values = ", ".join([*(f"v{index}" for index in range(count)), "*"])
+    bound = "".join(f", _s{index}=_s{index}" for index in range(count))
+    body = "".join(f"    _s{index}(made, v{index})\n" for index in range(count))
+    source = (
+        f"def {name}({values}, _new=_new, _cls=_cls{bound}):\n"
+        f"    made = _new(_cls)\n{body}    return made\n"
+    )
+    scope: dict[str, Any] = {f"_s{index}": setter for index, setter in enumerate(setters)}
+    scope.update(_new=object.__new__, _cls=cls)
+    exec(compile(source, f"<maker of {cls.__qualname__}>", "exec"), scope)  # noqa: S102
+    maker = scope[name]
+    maker.__module__ = __name__
+    maker.made_class = cls  # which class it makes (see _makers)
+    return maker  # type: ignore[no-any-return]
+
+
+def _maker_named(name: str) -> Callable[..., object] | None:
+    """The maker of records called `name` in a pickle (see _makers), if there is one."""
+    if not name.startswith(MAKER_PREFIX):
+        return None
+    makers = _makers()
+    found = globals().get(name)
+    made = getattr(found, "made_class", None)
+    return found if isinstance(made, type) and makers.get(made) is found else None
 
 
 @cache
@@ -123,10 +192,8 @@ def _setters() -> dict[type, tuple[Callable[[object, object], None], ...]]:
 @cache
 def _reductions() -> dict[type, Callable[[Any], Reduction]]:
     """How the pickler writes the model's read-only mappings and its records with slots."""
-    table: dict[type, Callable[[Any], Reduction]] = {
-        MappingProxyType: lambda m: (read_only, (dict(m),))
-    }
-    table.update(dict.fromkeys(_setters(), _reduce_record))
+    table: dict[type, Callable[[Any], Reduction]] = {MappingProxyType: _reduce_mapping}
+    table.update(dict.fromkeys(_makers(), _reduce_record))
     return table
 
 
@@ -154,6 +221,9 @@ class _RecordUnpickler(pickle.Unpickler):
                     return found
             if module == __name__ and name in ("read_only", "record"):
                 return read_only if name == "read_only" else record
+        maker = _maker_named(name) if module == __name__ else None
+        if maker is not None:
+            return maker
         raise pickle.UnpicklingError(f"{module}.{name} is not a model record")
 
 

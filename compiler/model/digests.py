@@ -60,3 +60,11 @@ def remember(record: object, digest: str) -> None:
     if len(_KNOWN) >= LIMIT:
         _KNOWN.clear()
     _KNOWN[id(record)] = (record, digest)
+
+
+def remember_all(records: Sequence[object], digests: Sequence[str]) -> None:
+    """`remember` for each record and its digest, in one pass that stays in C (a warm load
+    tells the digests of thousands of units read back)."""
+    if len(_KNOWN) + len(records) > LIMIT:
+        _KNOWN.clear()
+    _KNOWN.update(zip(map(id, records), zip(records, digests, strict=True), strict=True))
