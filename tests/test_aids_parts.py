@@ -247,15 +247,62 @@ def test_rows_kept_for_another_template_are_not_taken(generated: GameData, tmp_p
     assert all(len(row.pieces) == 2 for row in oob.rows)
 
 
-def test_damaged_kept_rows_are_written_again(generated: GameData, tmp_path: Path) -> None:
+def kept_rows(stored: Path) -> dict[bytes, bytes]:
+    """The runs of rows kept in the aids' store: their check, the CRC-32 of what follows,
+    then what each row shows and its text, as JSON."""
+    kept = marshal.loads(stored.read_bytes())
+    return {key: value for key, value in kept.items() if value[36:].startswith(b"[[")}
+
+
+@pytest.mark.parametrize("damage", ["text", "check", "crc", "cut"])
+def test_damaged_kept_rows_are_written_again(
+    damage: str, generated: GameData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
     kept = marshal.loads(stored.read_bytes())
-    rows = [key for key, value in kept.items() if value[4:].startswith(b"\n      - label:")]
-    assert len(rows) == len(generated.units)
-    for key in rows:
-        value = kept[key]
-        kept[key] = value[:-3] + (b"[9]" if not value.endswith(b"[9]") else b"[8]")
+    runs = kept_rows(stored)
+    sides = {unit.side for unit in generated.units}
+    assert len(runs) == sum(
+        -(-sum(u.side == side for u in generated.units) // aids.RUN_UNITS) for side in sides
+    )
+    for key, value in runs.items():
+        if damage == "text":  # a row's text changed, its CRC not
+            kept[key] = value.replace(b"label:", b"lable:", 1)
+        elif damage == "check":
+            kept[key] = bytes([value[0] ^ 1]) + value[1:]
+        elif damage == "crc":
+            kept[key] = value[:32] + bytes([value[32] ^ 1]) + value[33:]
+        else:
+            kept[key] = value[: len(value) // 2]
+        assert kept[key] != value
     stored.write_bytes(marshal.dumps(kept))
+    written: list[str] = []
+    real = aids._KeptRows.row
+
+    def spy(self: aids._KeptRows, unit: Unit, formation: object, write: Any) -> str:
+        written.append(unit.id)
+        return real(self, unit, formation, write)
+
+    monkeypatch.setattr(aids._KeptRows, "row", spy)
     charts, findings = player_aids(generated, tmp_path)
     assert not findings and every_field(charts) == whole_read(generated)
+    expected = len(generated.units) if damage != "check" else 0  # the rows themselves are whole
+    assert len(written) == expected
+
+
+def test_an_unchanged_warm_build_writes_no_row(
+    generated: GameData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player_aids(generated, tmp_path)
+    written: list[str] = []
+    real = aids._KeptRows.row
+
+    def spy(self: aids._KeptRows, unit: Unit, formation: object, write: Any) -> str:
+        written.append(unit.id)
+        return real(self, unit, formation, write)
+
+    monkeypatch.setattr(aids._KeptRows, "row", spy)
+    charts, findings = player_aids(generated, tmp_path)
+    assert not findings and every_field(charts) == whole_read(generated)
+    assert written == []

@@ -41,7 +41,13 @@ from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart, Row
 from compiler.model.common import Text, is_number
-from compiler.model.digests import are_digests, content_digest, digest_of, remember
+from compiler.model.digests import (
+    are_digests,
+    content_digest,
+    digest_of,
+    remember,
+    remember_all,
+)
 from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Scenario
 from compiler.model.source import SourceFile
@@ -258,57 +264,105 @@ class _Store:
         run = _as_run(unpickled(data))
         if run is not None:
             self.kept[key] = data
-            for row, _where, digest in run:
-                remember(row, digest)
+            remember_all([row[0] for row in run], [row[2] for row in run])
         return run
 
 
 class _KeptRows:
-    """Rows of the shared template's output kept between builds (`unit_rows`): each under a
-    key of the template's text, the loader's code (aids.py is part of it) and the content
-    digests of the records the row shows (its unit and the unit's formation: see
-    compiler.model.digests, which the loader tells the digests of the units it reads back),
-    so a warm build writes again only the rows of the units that changed."""
+    """Rows of the shared template's output kept between builds (`unit_rows`), in runs of
+    RUN_UNITS units of a side: each run under a key of the template's text, the loader's code
+    (aids.py is part of it), the side and the run's number, and checked by the content digests
+    of the records its rows show (each unit and the unit's formation: see
+    compiler.model.digests, which the loader tells the digests of the units it reads back).
+    An unchanged run is one look-up; a run that changed writes again only the rows whose
+    records changed (each row is kept in the run with what it shows)."""
 
     def __init__(self, store: _Store, source: str) -> None:
         self.store = store
         template = hashlib.sha256(source.encode("utf-8")).hexdigest()
-        self.seed = record_key("unit-row", template)
+        self.seed = record_key("unit-rows", template)
+        self.calls: dict[str, int] = {}
 
-    def row(self, unit: Unit, formation: object, write: Callable[[Unit], object]) -> str:
-        """The text `write(unit)` gives, kept under a key of what it shows."""
-        shown = f"{content_digest(unit)}:{'' if formation is None else content_digest(formation)}"
-        key = hashlib.sha256(self.seed + shown.encode()).digest()
-        found = self.store.known.get(key)
-        if found is not None:
-            text = _checked_text(found)
-            if text is not None:
-                self.store.kept[key] = found
-                return text
-        text = str(write(unit))
-        data = text.encode("utf-8")
-        self.store.kept[key] = _check(data) + data
-        return text
+    def rows(
+        self, side: str, units: list[Unit], formation_of: Callable[[Unit], object], write: Writer
+    ) -> str:
+        """What `write(unit)` gives for each unit, one after the other."""
+        call = self.calls[side] = self.calls.get(side, 0) + 1
+        parts: list[str] = []
+        for number, start in enumerate(range(0, len(units), RUN_UNITS)):
+            group = units[start : start + RUN_UNITS]
+            shown = [_shown(unit, formation_of(unit)) for unit in group]
+            where = json.dumps([side, call, number]).encode("utf-8")
+            key = hashlib.sha256(self.seed + where).digest()
+            check = hashlib.sha256(self.seed + where + "\n".join(shown).encode("ascii")).digest()
+            parts.append(self.run(key, check, group, shown, formation_of, write))
+        return "".join(parts)
+
+    def run(
+        self,
+        key: bytes,
+        check: bytes,
+        units: list[Unit],
+        shown: list[str],
+        formation_of: Callable[[Unit], object],
+        write: Writer,
+    ) -> str:
+        """The rows of a run of units: kept as they are, or written again where what a row
+        shows changed."""
+        stored = self.store.known.get(key, b"")
+        before = _kept_run(stored[KEY_SIZE:])
+        if before is not None and stored[:KEY_SIZE] == check and before[0] == shown:
+            self.store.kept[key] = stored
+            return "".join(before[1])
+        known = {} if before is None else dict(zip(*before, strict=True))
+        texts = [
+            known[what] if what in known else self.row(unit, formation_of(unit), write)
+            for unit, what in zip(units, shown, strict=True)
+        ]
+        data = json.dumps([shown, texts]).encode("ascii")
+        self.store.kept[key] = check + _check(data) + data
+        return "".join(texts)
+
+    def row(self, unit: Unit, formation: object, write: Writer) -> str:
+        """One row written (what it shows, `formation`, is in the run's check)."""
+        return str(write(unit))
+
+
+RUN_UNITS = 32
+"""Units whose rows are kept together: an unchanged run costs one look-up."""
+Writer = Callable[[Unit], object]
+"""What the template writes for one unit (its `oob_row` macro)."""
+
+
+def _shown(unit: Unit, formation: object) -> str:
+    """What a unit's row shows, as content digests: the unit's and its formation's."""
+    return f"{content_digest(unit)}:{'' if formation is None else content_digest(formation)}"
+
+
+def _kept_run(kept: bytes) -> tuple[list[str], list[str]] | None:
+    """The rows of a run kept by _KeptRows.run (what each shows, its text), when whole."""
+    data = kept[CHECK_SIZE:]
+    if len(kept) < CHECK_SIZE or _check(data) != kept[:CHECK_SIZE]:
+        return None
+    try:
+        found = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if type(found) is not list or len(found) != 2 or set(map(type, found)) != {list}:
+        return None
+    shown, texts = found
+    if len(shown) != len(texts) or not set(map(type, chain(shown, texts))) <= {str}:
+        return None
+    return shown, texts
 
 
 CHECK_SIZE = 4
 
 
 def _check(data: bytes) -> bytes:
-    """What a kept row's text starts with: the CRC-32 of its bytes (a row cut short or
-    damaged is no row: see _checked_text)."""
+    """What a kept run of rows starts with after its check: the CRC-32 of its bytes (a run
+    cut short or damaged is no run: see _kept_run)."""
     return zlib.crc32(data).to_bytes(CHECK_SIZE, "big")
-
-
-def _checked_text(kept: bytes) -> str | None:
-    """The text of a row kept by _KeptRows.row, when it is whole."""
-    data = kept[CHECK_SIZE:]
-    if len(kept) < CHECK_SIZE or _check(data) != kept[:CHECK_SIZE]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 ROWS_LINE = "    rows:\n"
@@ -671,7 +725,7 @@ def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
         units = [u for u in game.units if u.side == side_id]
         if kept is None:
             return "".join(str(write(unit)) for unit in units)
-        return "".join(kept.row(u, formations.get(u.formation), write) for u in units)
+        return kept.rows(side_id, units, lambda unit: formations.get(unit.formation), write)
 
     return {
         "game": game,
