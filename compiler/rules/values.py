@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler.diagnostics import Finding, Location
 from compiler.model.constraints import FieldCompare, Selector, ValueRange
@@ -38,9 +37,10 @@ from compiler.rules.select import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
-    """One checked record: its name in messages, attribute lookup, title, and where it is."""
+class Subject(NamedTuple):
+    """One checked record: its name in messages, attribute lookup, title, and where it is.
+    (A tuple: one is made per unit for each rule over the units, cheaper than a frozen
+    dataclass's __init__.)"""
 
     name: str
     attr: Callable[[str], Any]
@@ -111,12 +111,13 @@ def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
         if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         value = subject.attr(c.path)
-        where = subject.where(_value_path(c.path))
         if value is MISSING:
             if c.required:
+                where = subject.where(_value_path(c.path))
                 yield finding(c, where, f"{subject.name} has no `{c.path}`")
             continue
         if c.absent:
+            where = subject.where(_value_path(c.path))
             yield finding(c, where, f"{subject.name} sets {c.path} ({fmt(value)}); it must not")
             continue
         if not constant:
@@ -130,7 +131,8 @@ def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
         else:
             low, high = bound(ctx, c.min, subject.title), bound(ctx, c.max, subject.title)
             limits[subject.title] = (low, high)
-        for problem in _problems(c, value, low, high):
+        for problem in _problems(c, value, low, high):  # where: only for a finding
+            where = subject.where(_value_path(c.path))
             yield finding(c, where, f"{subject.name} has {c.path} {problem}")
 
 
