@@ -25,6 +25,7 @@ from compiler.diagnostics import (
 )
 
 if TYPE_CHECKING:
+    from compiler.backends.files import Recorded
     from compiler.backends.sheets.options import SheetOptions
     from compiler.buildstamp import Recorder
     from compiler.model.gamedata import GameData
@@ -272,15 +273,17 @@ def build_checked(
     is a warning; piece faces are SVG (sharp at every zoom) or PNG (`piece_images`). One build of
     a game at a time: `waiting()` is called when another holds its lock. With `stamp`, the
     build's inputs are recorded (before the back ends read the art) and, under the lock, its
-    stamp goes before the outputs are swapped and is written after (see compiler.buildstamp).
+    stamp goes before the outputs are committed and is written after (see compiler.buildstamp).
     Returns the modules written (none when nothing was). An output that cannot be written
     raises OutputError. `progress` hears of each stage; with `watch` (`build --watch`), the
     set also holds watch.js, build number `watch` (compiler.watch), for the preview page."""
     if report.game is None or report.errors:
         return report, []
-    from compiler.backends.files import build_lock, output_error, recover, replace_folder
+    from compiler.backends.files import OutputFolder, build_lock, output_error, recover
+    from compiler.backends.preview.build import PAGE_NAME
     from compiler.backends.vassal.module import ArtError
     from compiler.load.aids import with_aids
+    from compiler.watch import WATCH_NAME
 
     if stamp is not None:
         stamp.add_art(report.game)
@@ -305,8 +308,12 @@ def build_checked(
     modules = [target / f"{edition.name}.vmod" for edition in made]
     try:
         with build_lock(out_dir / ".cache" / game_id, waiting):
-            recover(target)
-            kept = {} if stamp is None else stamp.previous_outputs(target)
+            owned = partial(is_output_name, game_id)
+            recover(target, owned)
+            # the page goes in after its images; watch.js, which reloads it, after the page
+            outputs = OutputFolder.open(target, owned, last=(PAGE_NAME, WATCH_NAME))
+            kept = {} if stamp is None else outputs.unchanged(stamp.previous_outputs(target))
+            reused: set[str] = set()
             fill = partial(
                 _write_outputs,
                 made,
@@ -317,14 +324,15 @@ def build_checked(
                 report=report,
                 watched=bool(watch),
                 kept=kept,
+                reused=reused,
             )
             if watch:
                 fill = partial(_with_watch_script, fill, watch)
             if stamp is not None:
                 stamp.forget()
-            replace_folder(target, fill, partial(is_output_name, game_id))
+            written = outputs.replace(fill, reused)
             if stamp is not None:
-                stamp.finish(game_id, target, shown_modules(modules), report.findings)
+                stamp.finish(game_id, target, shown_modules(modules), report.findings, written)
     except ArtError as err:
         report.findings.append(err.finding)
         return report, []
@@ -439,13 +447,15 @@ def _write_outputs(
     stage: Callable[[str, int, int], None] = partial(no_progress, "-"),  # noqa: B008
     report: GameReport | None = None,
     watched: bool = False,
-    kept: Mapping[str, tuple[int, int, int]] | None = None,
+    kept: Mapping[str, Recorded] | None = None,
+    reused: set[str] | None = None,
 ) -> None:
     """Every output of one game into `folder`, edition by edition; the caches stay in
     out_dir/.cache/<game>/ (a title's in titles/<title>/ there). Then, with the `report`
     (the game and the build's findings), the preview page of them all, index.html (`watched`:
     it loads the watch.js of `build --watch`; `kept`: the previous set's files its build
-    stamp vouches for, which the preview's unchanged images are linked from)."""
+    stamp vouches for: the preview's unchanged images among them are not written again but
+    named in `reused`, and stay in the folder: see files.OutputFolder)."""
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
@@ -480,6 +490,7 @@ def _write_outputs(
             report.findings,
             watched,
             kept or {},
+            reused,
         )
         stage("preview", 1, 1)
 

@@ -7,9 +7,11 @@ the interpreter's own start-up (site, the editable-install finder) is not counte
 handle (Python reports a Ctrl-C there itself), and countermix's first line takes Ctrl-C over;
 a start-up time measured once in advance left that window to chance on a machine whose load
 changed during the run. Afterwards
-`build/<game>/` must hold exactly the set built before the round or exactly the set of the
-new version (compared byte for byte with reference builds); a Ctrl-C must end with exit code
-130, one line on stderr and no traceback.
+`build/<game>/`, once the next build's first step has finished a commit a kill cut short
+(compiler.backends.files.recover), must hold exactly the set built before the round or exactly
+the set of the new version (compared byte for byte with reference builds), and before that its
+page must show only images that are there; a Ctrl-C must end with exit code 130, one line on
+stderr and no traceback.
 
 Run: python -m scripts.killtest [--rounds 300] [--seed 1]   (exit 1 when a round failed)
 """
@@ -19,12 +21,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from compiler.newgame import write_game
@@ -44,6 +48,25 @@ def snapshot(folder: Path) -> Snapshot:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
+
+
+def settled(folder: Path) -> tuple[Snapshot, str | None]:
+    """The folder as the next build finds it once `recover` (its first step) has finished a
+    commit a kill cut short (compiler.backends.files), and what was wrong before that: the
+    page showing an image that is not there."""
+    from compiler.backends.files import recover
+    from compiler.pipeline import is_output_name
+
+    problem = None
+    page = folder / "index.html"
+    if page.is_file():
+        shown = re.findall(r'src="(preview-[^"]+)"', page.read_text(encoding="utf-8"))
+        missing = [name for name in shown if not (folder / name).is_file()]
+        if missing:
+            problem = f"the page shows images that are not there: {missing[:3]}"
+    if folder.parent.is_dir():
+        recover(folder, partial(is_output_name, GAME))
+    return snapshot(folder), problem
 
 
 def command(out: Path) -> list[str]:
@@ -108,7 +131,9 @@ def one_round(bench: Bench, rng: random.Random, changed: bool) -> str | None:
     time.sleep(delay)
     process.send_signal(how)
     _, err = process.communicate(timeout=120)
-    after = snapshot(out / GAME)
+    after, problem = settled(out / GAME)
+    if problem is not None:
+        return f"{how.name} after {delay:.3f} s: {problem}"
     if after not in (before, bench.references[int(changed)]):
         return f"{how.name} after {delay:.3f} s: build/{GAME}/ is neither the old nor the new set"
     stderr = err.decode("utf-8", "replace")

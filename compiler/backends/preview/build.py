@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
 from compiler.backends.charts.build import render_charts
-from compiler.backends.files import write_atomically
+from compiler.backends.files import FILE_MODE, Recorded, write_atomically
 from compiler.backends.preview.html import Sources, e, page
 from compiler.backends.preview.kept import RECORD, KeptItems, shared_part
 from compiler.backends.preview.sections import (
@@ -43,8 +42,6 @@ from compiler.model.gamedata import GameData
 
 PAGE_NAME = "index.html"
 PREFIX = "preview-"
-FILE_MODE = 0o644
-"""The mode of every file a build writes (compiler.backends.files.write_atomically)."""
 
 
 class EditionLike(Protocol):
@@ -89,15 +86,16 @@ def write_preview(
     title: Text,
     findings: Sequence[Finding] = (),
     watched: bool = False,
-    kept: Mapping[str, tuple[int, int, int]] | None = None,
+    kept: Mapping[str, Recorded] | None = None,
+    reused: set[str] | None = None,
 ) -> Path:
     """Write index.html and its images into `folder` (the build's new set of outputs, which
     will become out_dir/<game>/), after the modules and PDFs of every edition are there. An
-    image whose file is in the previous set as `kept` records it (size, mtime, inode: as the
-    last build wrote it, see buildstamp) is linked from there instead of written."""
+    image whose file the previous set holds as `kept` records it (size, mtime, inode: the
+    files of that set the last build wrote, untouched since: see files.OutputFolder) is not
+    written but named in `reused`: the new set keeps that file."""
     lang = options.lang
-    game = editions[0].game
-    sources = Sources(game.root, out_dir / game.game.id)
+    sources = Sources(editions[0].game.root, out_dir / editions[0].game.game.id)
     files = Files()
     nav: list[tuple[str, str]] = [("findings", tr("Findings", lang))]
     body = [findings_section(findings, sources, lang)]
@@ -106,71 +104,35 @@ def write_preview(
         nav.append((anchor, edition.game.game.title.get(lang)))
         body.append(_edition(edition, options, piece_images, folder, sources, files))
     html = page(title.get(lang), lang, nav, body, watched)
-    previous = _previous_set(out_dir / game.game.id, folder) if kept else None
-    _write_images(files.files, folder, previous, kept or {})
+    _write_images(files.files, folder, kept or {}, reused)
     return write_atomically(folder / PAGE_NAME, html.encode("utf-8"))
 
 
 def _write_images(
     files: LazyFiles,
     folder: Path,
-    previous: Path | None,
-    kept: Mapping[str, tuple[int, int, int]],
+    kept: Mapping[str, Recorded],
+    reused: set[str] | None,
 ) -> None:
-    """Every image of the page into `folder`: linked from the `previous` set of outputs when
-    it is there as `kept` records it (see _link_previous), else written. (Paths as strings:
-    thousands of Path joins cost more than the links.) An image is read only to be written."""
-    old = None if previous is None else f"{previous}{os.sep}"
-    new = f"{folder}{os.sep}"
+    """Every image of the page into `folder`, but those the previous set holds as `kept`
+    records them, which go in `reused` (when it is given): a name is a digest of the bytes,
+    and a file of that name and size the last build wrote, untouched since, is the image
+    (writing, then linking, thousands of files again was the slowest step of a warm
+    rebuild). An image is read only to be written."""
     for name in sorted(files):
         recorded = kept.get(name)
-        if old is None or recorded is None or recorded[0] != files.size(name):
+        if reused is not None and recorded is not None and recorded[0] == files.size(name):
+            reused.add(name)
+        else:
             _write_new(folder / name, files[name])
-        elif not _link_previous(old + name, new + name, recorded):
-            _write_new(folder / name, files[name])
-
-
-def _previous_set(target: Path, folder: Path) -> Path | None:
-    """The game's previous set of outputs (what `folder` will replace), when there is one
-    to take unchanged images from."""
-    try:
-        if target.is_symlink() or not target.is_dir() or target.samefile(folder):
-            return None
-    except OSError:
-        return None
-    return target
-
-
-def _link_previous(source: str, target: str, recorded: tuple[int, int, int]) -> bool:
-    """Whether the image is now in the new set as a hard link to the previous set's file of
-    the same name: a name is a digest of the bytes, and a regular file of that name with the
-    size, mtime and inode the last build's stamp recorded once it was written, and the mode a
-    build gives its files, is the file that build wrote, untouched since (writing thousands
-    of files again was the slowest step of a warm rebuild). False when there is no such file
-    or it cannot be linked (another file system, no hard links): then the image is written."""
-    try:
-        found = os.lstat(source)
-    except OSError:
-        return False
-    if not stat.S_ISREG(found.st_mode) or stat.S_IMODE(found.st_mode) != FILE_MODE:
-        return False
-    if (found.st_size, found.st_mtime_ns, found.st_ino) != recorded:
-        return False
-    try:
-        os.link(source, target, follow_symlinks=False)
-    except FileExistsError:
-        return True  # an image two sections share: the same bytes (see _write_new)
-    except OSError:
-        return False
-    return True
 
 
 def _write_new(target: Path, data: bytes) -> None:
     """An image of the page, written straight into the build's new set of outputs: that
-    folder is the build's own until it is swapped in whole, so a file needs no temporary
-    name of its own (hundreds of them made the preview the slowest step of a warm rebuild).
-    A file already there (an image two sections share) is the same bytes: its name is a
-    digest of them."""
+    folder is the build's own until it is committed, so a file needs no temporary name of
+    its own (hundreds of them made the preview the slowest step of a warm rebuild). A file
+    already there (an image two sections share) is the same bytes: its name is a digest of
+    them."""
     try:
         with open(target, "xb") as out:
             out.write(data)
