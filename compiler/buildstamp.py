@@ -50,7 +50,7 @@ FORMAT = 1
 RACY_SECONDS = 3
 STAMPS = ".stamps"
 """The stamps' folder in <out>/.cache/ (a game id never starts with a dot)."""
-LIBRARIES = ("yaml", "lxml", "PIL", "jinja2", "reportlab", "_rl_accel")
+LIBRARIES = ("yaml", "lxml", "PIL", "jinja2")
 ENVIRONMENT = ("COUNTERMIX_FONTS", "SOURCE_DATE_EPOCH")
 """The environment variables a build reads."""
 
