@@ -91,7 +91,7 @@ def test_damaged_picture_entries_are_made_again(
     is made again: the same bytes, no traceback."""
     cache = RenderCache(None)
     render_charts(game_of(mini), SheetOptions(), cache)
-    words = (":setup-picture-3:", ":printed-board:", ":drawing-form:")
+    words = (":setup-picture-3:", ":printed-board:", ":scene-form:")  # faces: by look key
     damaged = [key for key in cache.memory if any(word in key for word in words)]
     assert {word for word in words if any(word in key for key in damaged)} == set(words)
     for key in damaged:

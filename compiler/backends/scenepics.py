@@ -10,12 +10,19 @@ picture is `PICTURE_WIDTH` pixels wide (a narrower board is not enlarged): one b
 map panel, under one overlay drawing (a display list) holding the map names, the pieces, the
 stack counts and the lists. The PNG paints the overlay over the boards, its faces (pieces,
 stack counts, arrivals, decks) each rasterised on its own and pasted where it goes, so that a
-warm build takes the faces that did not change from the preview's cache; the SVG embeds each
-board as a PNG and the overlay as vector paths; charts.pdf (compiler/backends/scenepics_pdf.py)
-prints the boards as images and the overlay as vector paths and text.
+warm build takes the faces that did not change from the preview's cache (and the faces laid
+over the boards by the build before, laying again only where a face changed); the SVG embeds
+each board as a PNG and the overlay as vector paths; charts.pdf (scenepics_pdf.py) prints the
+boards as images and the overlay as vector paths and text.
 
 `scenario_layout` gives the positions as data (what tests/test_scenario_pictures.py compares
 with the module's saves); `Scene.panels` give each board's place and scale in the picture.
+
+A face is a `KeyedFace` (scenepics_draw): known by a look key made of the identity of what it
+is drawn from (art.identity, as the module's and the sheets' faces), so that a warm build in
+which one placed unit changed draws that unit's face only: the others are laid out with the
+widths the last build kept, and their pixels and PDF forms are read from the caches under
+keys made without drawing them.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import marshal
 import struct
 import zlib
 from collections.abc import Sequence
@@ -38,17 +46,19 @@ from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.pergame import PerGame, PerGameMemo
-from compiler.backends.rendercache import RenderCache, cache_key
+from compiler.backends.rendercache import RenderCache, cache_key, digest_key
 from compiler.backends.scenepics_draw import (
     LABEL_ROOM,
     MIN_WIDTH,
     PICTURE_WIDTH,
+    KeyedFace,
     Panel,
     PlacedPiece,
     overlay,
 )
 from compiler.backends.vassal.geometry import MapLayout, setup_point
 from compiler.i18n import catalogue_fingerprint
+from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
 from compiler.model.scenarios import Scenario
@@ -56,9 +66,13 @@ from compiler.rules.context import scenario_view
 
 __all__ = [
     "PICTURE_WIDTH",
+    "KeyedFace",
     "Panel",
     "PlacedPiece",
     "Scene",
+    "face_key",
+    "face_widths_key",
+    "keep_scene_png",
     "map_layouts",
     "picture_key",
     "scenario_layout",
@@ -119,6 +133,10 @@ class Scene:
     overlay: Drawing
     drawn: tuple[tuple[PlacedPiece, Box], ...]
     """Every set-up piece and the box (picture pixels) its face was drawn in."""
+    support: tuple[str, ...] = ()
+    """The cache key under which its PNG lists the entries it was made from (see
+    keep_scene_png), then the keys of its faces' widths and of its scaled boards (what a
+    picture read back keeps); none for a scene drawn without a cache."""
 
 
 _SCENES: PerGameMemo[tuple[str, str], Scene] = PerGameMemo()
@@ -151,9 +169,57 @@ def _scene(game: GameData, scenario: Scenario, lang: str, cache: RenderCache | N
         panels.append(Panel(game_map.id, top + LABEL_ROOM, scale, width, height))
         top += LABEL_ROOM + height
     width = max([MIN_WIDTH, *(p.width for p in panels)])
-    drawing, height, drawn = overlay(game, scenario, lang, tuple(panels), tuple(pieces), top, width)
+    widths_key = face_widths_key(scenario, lang)
+    known = _widths(cache.get(widths_key)) if cache is not None else {}
+    drawing, height, drawn = overlay(
+        game, scenario, lang, tuple(panels), tuple(pieces), top, width, known
+    )
+    if cache is not None:
+        _keep_widths(cache, widths_key, known, drawing)
     boards = tuple(_board(game, layouts[p.map], (p.width, p.height), cache) for p in panels)
-    return Scene(width, height, tuple(panels), boards, drawing, tuple(drawn))
+    support: tuple[str, ...] = ()
+    if cache is not None:
+        shown_boards = [_board_key(game, layouts[p.map], (p.width, p.height)) for p in panels]
+        support = (_support_key(scenario, lang), widths_key, *shown_boards)
+    return Scene(width, height, tuple(panels), boards, drawing, tuple(drawn), support)
+
+
+def face_widths_key(scenario: Scenario, lang: str) -> str:
+    """The cache key of the widths of a scenario picture's faces (see KeyedFace): a picture
+    read back from a cache keeps it (the next picture drawn again lays the faces out with
+    them instead of drawing them)."""
+    return digest_key("scene-face-widths", _face_prefix(), scenario.id, lang)
+
+
+def _widths(data: bytes | None) -> dict[str, float]:
+    """A picture's face widths by look key as kept in the cache (none when there are none or
+    the entry is not such a table)."""
+    if data is None:
+        return {}
+    try:
+        found = marshal.loads(data)
+    except (EOFError, TypeError, ValueError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {
+        key: width
+        for key, width in found.items()
+        if isinstance(key, str) and isinstance(width, float)
+    }
+
+
+def _keep_widths(cache: RenderCache, key: str, known: dict[str, float], drawing: Drawing) -> None:
+    """Keep the widths of the overlay's keyed faces (a warm build lays the picture out with
+    them, drawing only the faces whose look key changed); rewritten only when they differ
+    from those `known` before."""
+    widths = {
+        op.drawing.key: op.drawing.width
+        for op in drawing.ops
+        if isinstance(op, Inset) and isinstance(op.drawing, KeyedFace)
+    }
+    if widths != known or not cache.holds(key):
+        cache.put(key, marshal.dumps(widths))
 
 
 def _board(
@@ -181,9 +247,22 @@ def _kept_board(
 
     if cache is None:
         return draw()
+    return unpacked(cache.fetch(_board_key(game, layout, size), lambda: packed(draw())))
+
+
+def _board_key(game: GameData, layout: MapLayout, size: tuple[int, int]) -> str:
+    """The cache key of a board's scaled pixels (once per game being built)."""
+    return _BOARD_KEYS.get(
+        game, layout.game_map.id, functools.partial(_new_board_key, game, layout, size)
+    )
+
+
+_BOARD_KEYS: PerGameMemo[str, str] = PerGameMemo()
+
+
+def _new_board_key(game: GameData, layout: MapLayout, size: tuple[int, int]) -> str:
     art = _art_digests(game, (layout.game_map,))
-    key = cache_key("scaled-board", _fingerprint(), layout, game.game.terrain, art, size)
-    return unpacked(cache.fetch(key, lambda: packed(draw())))
+    return cache_key("scaled-board", _fingerprint(), layout, game.game.terrain, art, size)
 
 
 def _art_digests(game: GameData, maps: Sequence[GameMap]) -> list[str]:
@@ -207,26 +286,226 @@ def _art_digest(game: GameData, game_map: GameMap) -> str | None:
 
 def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
     """The scene as one RGB PNG: the boards; the overlay's shapes and words before its first
-    face (the maps' names); every face (the pieces, the arrivals, the decks) rasterised at its
-    size where it goes, in the overlay's order; then the rest of the overlay (stack counts,
-    the lists' words) over them. A face's pixels are taken from `faces` when that drawing was
-    rasterised at that size before (a warm build rasterises only the faces that changed) and
-    kept there, and so are the picture's compressed bands (see _banded_png); the bytes are the
-    same either way."""
+    face (the maps' names); every face (the pieces, the arrivals, the decks, the stack counts)
+    rasterised at its size where it goes, in the overlay's order; then the rest of the overlay
+    (the lists' words) over them. With `faces`, a face's pixels are taken from it when that
+    face was rasterised at that size before (a warm build rasterises only the faces that
+    changed), the faces laid over the same boards before are taken from it too and only the
+    places where a face changed are laid again (see _lay_kept), and so are the picture's
+    compressed bands (see _banded_png); the bytes are the same either way."""
     image = Image.new("RGB", (scene.width, scene.height), (255, 255, 255))
     for panel, board in zip(scene.panels, scene.boards, strict=True):
         image.paste(board, (0, panel.top))
     under, insets, over = _split_overlay(scene.overlay.ops)
     _paint(image, scene.overlay.width, under)
     scale = (scene.width / scene.overlay.width, float(scene.height))
-    made: dict[str, Image.Image] = {}
-    for inset in insets:
-        x0, y0, _x1, y1 = inset.box
-        height = max(1, round((y1 - y0) * scale[1]))
-        face = _face_pixels(inset.drawing, height, faces, made)
-        lay(image, face, (round(x0 * scale[0]), round(y0 * scale[1])))
+    wanted = [_wanted(inset, scale) for inset in insets]
+    if faces is None:
+        _lay_all(image, wanted, None, {})
+    else:
+        image, kept = _lay_kept(image, wanted, faces, scene.support[:1])
+        if scene.support:
+            listed = [*scene.support[1:], *kept, *(want.key for want in wanted)]
+            _keep_support(faces, scene.support[0], listed)
     _paint(image, scene.overlay.width, over)
     return _banded_png(image, faces)
+
+
+def _support_key(scenario: Scenario, lang: str) -> str:
+    return digest_key("scene-png-support", _face_prefix(), scenario.id, lang)
+
+
+def _keep_support(cache: RenderCache, key: str, keys: list[str]) -> None:
+    """List the entries a scenario's PNG was made from under `key` (rewritten when they
+    changed)."""
+    data = marshal.dumps(keys)
+    if cache.get(key) != data:
+        cache.put(key, data)
+
+
+def keep_scene_png(cache: RenderCache, scenario: Scenario, lang: str) -> None:
+    """Count as used the entries the scenario's PNG was last made from (its faces' widths and
+    pixels, its faces laid over its boards): a build that reads the PNG itself back from
+    `cache` keeps them, so that the next PNG made again, one face changed, finds them (an
+    entry left unused for a few builds is dropped). A missing or damaged list keeps nothing."""
+    data = cache.get(_support_key(scenario, lang))
+    try:
+        keys = marshal.loads(data) if data is not None else []
+    except (EOFError, TypeError, ValueError):
+        return
+    if isinstance(keys, list):
+        cache.keep(key for key in keys if isinstance(key, str))
+
+
+@dataclass(frozen=True, slots=True)
+class _Wanted:
+    """A face to lay on a picture: its pixels' cache key, its drawing, its height in pixels
+    and where its top-left corner goes."""
+
+    key: str
+    drawing: Drawing
+    height: int
+    x: int
+    y: int
+
+
+Laid = tuple[str, int, int, int, int]
+"""A face laid on a picture: its pixels' cache key, where its top-left corner went, its
+width and height in pixels."""
+
+RELAID_AT_MOST = 32
+"""Faces changed at most for a picture to be laid again only where they are (more: all)."""
+
+
+def _wanted(inset: Inset, scale: tuple[float, float]) -> _Wanted:
+    x0, y0, _x1, y1 = inset.box
+    height = max(1, round((y1 - y0) * scale[1]))
+    position = (round(x0 * scale[0]), round(y0 * scale[1]))
+    return _Wanted(_face_key(inset.drawing, height), inset.drawing, height, *position)
+
+
+def _lay_all(
+    image: Image.Image,
+    wanted: Sequence[_Wanted],
+    faces: RenderCache | None,
+    made: dict[str, Image.Image],
+) -> list[Laid]:
+    """Every face laid over `image` in order; what was laid where."""
+    laid: list[Laid] = []
+    for want in wanted:
+        face = _face_pixels(want, faces, made)
+        lay(image, face, (want.x, want.y))
+        laid.append((want.key, want.x, want.y, face.width, face.height))
+    return laid
+
+
+def _lay_kept(
+    image: Image.Image, wanted: Sequence[_Wanted], cache: RenderCache, names: Sequence[str] = ()
+) -> tuple[Image.Image, list[str]]:
+    """The faces laid over `image` (the boards and the maps' names): the picture kept in
+    `cache` with its faces laid over the same pixels before (under a digest of them), with
+    the faces that changed since (a few) laid again where they were and where they are, every
+    face that overlaps such a place laid again there over the boards in the overlay's order
+    (the same pixels as laying them all); else all laid. Kept for the next build (the keys
+    of what keeps it are returned with it), under `names` too (which picture it is: the
+    scenarios' pictures over the same boards are kept apart)."""
+    width, height = image.size
+    base = hashlib.sha1(image.tobytes())
+    base.update("\0".join(names).encode("utf-8"))
+    key = digest_key("scene-laid", _face_prefix(), base.hexdigest(), f"{width}x{height}")
+    made: dict[str, Image.Image] = {}
+    stored = cache.get(key)
+    kept = _laid_entry(stored, image.size, cache)
+    laid = _relaid(image, kept, wanted, cache, made) if kept is not None else None
+    if laid is None or kept is None:
+        laid = _lay_all(image, wanted, cache, made)
+    else:
+        image = kept[1]
+        cache.keep(want.key for want in wanted)  # the faces' pixels age with the picture
+    bands = _kept_bands(image, cache)
+    entry = marshal.dumps((laid, bands))
+    if entry != stored:
+        cache.put(key, entry)
+    return image, [key, *bands]
+
+
+def _relaid(
+    base: Image.Image,
+    kept: tuple[list[Laid], Image.Image],
+    wanted: Sequence[_Wanted],
+    cache: RenderCache,
+    made: dict[str, Image.Image],
+) -> list[Laid] | None:
+    """The kept picture (`kept`: what was laid where, the pixels) made the picture of the
+    faces `wanted` over `base`, in place: None (nothing done) when they are not the kept
+    faces with a few changed."""
+    before, picture = kept
+    if len(before) != len(wanted):
+        return None
+    laid: list[Laid] = []
+    places: list[tuple[int, int, int, int]] = []
+    for old, want in zip(before, wanted, strict=True):
+        if old[:3] == (want.key, want.x, want.y):
+            laid.append(old)
+            continue
+        if len(places) >= 2 * RELAID_AT_MOST:
+            return None
+        face = _face_pixels(want, cache, made)
+        laid.append((want.key, want.x, want.y, face.width, face.height))
+        places.append((old[1], old[2], old[1] + old[3], old[2] + old[4]))
+        places.append((want.x, want.y, want.x + face.width, want.y + face.height))
+    for place in places:
+        _lay_again(picture, base, place, laid, wanted, cache, made)
+    return laid
+
+
+def _lay_again(
+    picture: Image.Image,
+    base: Image.Image,
+    place: tuple[int, int, int, int],
+    laid: Sequence[Laid],
+    wanted: Sequence[_Wanted],
+    cache: RenderCache,
+    made: dict[str, Image.Image],
+) -> None:
+    """The part `place` of `picture` made again: `base` there with every face over it laid in
+    order (a face is laid pixel by pixel: the part is what laying them all gives there)."""
+    left, top = max(0, place[0]), max(0, place[1])
+    right, bottom = min(picture.width, place[2]), min(picture.height, place[3])
+    if left >= right or top >= bottom:
+        return
+    part = base.crop((left, top, right, bottom))
+    for (_key, x, y, w, h), want in zip(laid, wanted, strict=True):
+        if x < right and x + w > left and y < bottom and y + h > top:
+            lay(part, _face_pixels(want, cache, made), (x - left, y - top))
+    picture.paste(part, (left, top))
+
+
+def _kept_bands(image: Image.Image, cache: RenderCache) -> list[str]:
+    """A picture's pixels kept in `cache` BAND_ROWS rows at a time, each band under a digest
+    of its rows (a band the cache holds is not compressed again); their keys."""
+    width, height = image.size
+    stride = width * 3
+    pixels = image.tobytes()
+    keys: list[str] = []
+    for top in range(0, height, BAND_ROWS):
+        rows = pixels[top * stride : min(height, top + BAND_ROWS) * stride]
+        key = digest_key("scene-laid-band", hashlib.sha1(rows).hexdigest())
+        if cache.holds(key):
+            cache.keep((key,))
+        else:
+            cache.put(key, zlib.compress(rows, LEVEL))
+        keys.append(key)
+    return keys
+
+
+def _laid_entry(
+    data: bytes | None, size: tuple[int, int], cache: RenderCache
+) -> tuple[list[Laid], Image.Image] | None:
+    """A kept picture read back (what was laid where, its pixels from its bands); None when
+    there is none, or it or a band is missing or damaged."""
+    if data is None:
+        return None
+    try:
+        laid, bands = marshal.loads(data)
+        rows = [zlib.decompress(cache.get(key) or b"") for key in bands]
+    except (EOFError, TypeError, ValueError, zlib.error):
+        return None
+    pixels = b"".join(rows)
+    if len(pixels) != size[0] * size[1] * 3 or not _are_laid(laid):
+        return None
+    return list(laid), Image.frombytes("RGB", size, pixels)
+
+
+def _are_laid(laid: object) -> bool:
+    """Whether `laid` is a list of what was laid where (Laid) as marshal gives it back."""
+    return isinstance(laid, list) and all(
+        isinstance(item, tuple)
+        and len(item) == 5
+        and isinstance(item[0], str)
+        and all(type(n) is int for n in item[1:])
+        for item in laid
+    )
 
 
 BAND_ROWS = 32
@@ -302,23 +581,30 @@ def _paint(image: Image.Image, width: float, ops: Sequence[Op]) -> None:
     image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
 
 
+def _face_key(drawing: Drawing, height: int) -> str:
+    """The cache key of a face's pixels `height` pixels tall: its look key (a KeyedFace, not
+    drawn for it), else a key of the whole drawing, and this code."""
+    if isinstance(drawing, KeyedFace):
+        return face_key("scene-face", drawing, str(height))
+    return cache_key("scene-face", _fingerprint(), height, FACE_SUPERSAMPLE, drawing)
+
+
 def _face_pixels(
-    drawing: Drawing, height: int, faces: RenderCache | None, made: dict[str, Image.Image]
+    want: _Wanted, faces: RenderCache | None, made: dict[str, Image.Image]
 ) -> Image.Image:
-    """A face rasterised `height` pixels tall: from `made` (this picture's faces so far) or
-    `faces` under a key of the whole drawing and this code, else rasterised and kept."""
-    key = cache_key("scene-face", _fingerprint(), height, FACE_SUPERSAMPLE, drawing)
-    found = made.get(key)
+    """A face rasterised at its height: from `made` (this picture's faces so far) or `faces`
+    under its key, else rasterised and kept."""
+    found = made.get(want.key)
     if found is not None:
         return found
-    data = faces.get(key) if faces is not None else None
+    data = faces.get(want.key) if faces is not None else None
     if data is not None:
         found = unpacked(data)
     else:
-        found = rasterize(drawing, height, FACE_SUPERSAMPLE)
+        found = rasterize(want.drawing, want.height, FACE_SUPERSAMPLE)
         if faces is not None:
-            faces.put(key, packed(found))
-    made[key] = found
+            faces.put(want.key, packed(found))
+    made[want.key] = found
     return found
 
 
@@ -372,6 +658,20 @@ def _fingerprint() -> str:
     return digest.hexdigest()
 
 
+@functools.cache
+def _face_prefix() -> str:
+    """What decides a keyed face's look besides its look key and the renderers (which
+    digest_key holds): this code, the tool's words, the rasterising's supersampling."""
+    parts = (_fingerprint(), catalogue_fingerprint(), str(FACE_SUPERSAMPLE))
+    return hashlib.sha256(":".join(parts).encode("ascii")).hexdigest()[:32]
+
+
+def face_key(kind: str, face: KeyedFace, *extra: str) -> str:
+    """A cache key of what `kind` makes of a keyed face (its pixels at a size, its PDF form),
+    from its look key: no drawing, no repr."""
+    return digest_key(kind, _face_prefix(), face.key, *extra)
+
+
 _KEYS: PerGameMemo[tuple[str, str], str] = PerGameMemo()
 
 
@@ -388,9 +688,7 @@ def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
 def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
     layouts = map_layouts(game)
     arts = _art_digests(game, game.maps)
-    view = scenario_view(game, scenario)
-    looks = [unit_identity(game, p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
-    looks += [marker_identity(game, p.marker) for p in view.setup if p.marker is not None]
+    looks = _placed_looks(game, scenario)
     decks = [
         deck_identity(game, deck)
         for player in scenario.decks
@@ -402,7 +700,7 @@ def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
         _fingerprint(),
         catalogue_fingerprint(),
         lang,
-        scenario,
+        content_digest(scenario),  # its repr's digest: told by the loader when read back
         [layouts[m.id] for m in game.maps],
         game.game.terrain,
         arts,
@@ -412,3 +710,19 @@ def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
         [(m.id, m.name) for m in game.maps],
         game.game.sides,
     )
+
+
+def _placed_looks(game: GameData, scenario: Scenario) -> list[str]:
+    """The identities of the units and markers the scenario places (set up, then arriving,
+    then the markers): the pieces of its view (rules.context.scenario_view), read from its
+    entries without making the view's placements."""
+    units = [
+        uid
+        for entry in scenario.setup
+        for uid in ([entry.unit] if entry.unit else []) + list(entry.units)
+    ]
+    units += [uid for arrival in scenario.reinforcements for uid in arrival.units]
+    looks = [unit_identity(game, unit) for uid in units if (unit := game.unit(uid)) is not None]
+    markers = (game.markers.get(entry.marker) for entry in scenario.setup if entry.marker)
+    looks += [marker_identity(game, marker) for marker in markers if marker is not None]
+    return looks

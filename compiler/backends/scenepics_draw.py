@@ -5,6 +5,8 @@ returned as one display list (height 1.0 = the picture's height)."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Literal
@@ -19,6 +21,7 @@ from compiler.backends.art.counters import (
 )
 from compiler.backends.art.display import Box, Drawing, Inset, Line, Op, Rect, Text, scaled_drawing
 from compiler.backends.art.fonts import text_width
+from compiler.backends.art.identity import deck_identity, marker_identity, unit_identity
 from compiler.backends.pergame import PerGameMemo
 from compiler.i18n import tr
 from compiler.model.gamedata import GameData
@@ -88,6 +91,8 @@ class _Layout:
     lang: str
     width: int
     ops: list[Op] = field(default_factory=list)
+    widths: dict[str, float] | None = None
+    """Face widths by look key, known from an earlier build (see KeyedFace)."""
 
     def text(
         self, x: float, y: float, words: str, size: float, bold: bool = False, colour: RGB = INK
@@ -103,13 +108,97 @@ class _Layout:
         return box
 
 
-_FACES: PerGameMemo[tuple[str, str, str, str], Drawing] = PerGameMemo()
+class KeyedFace(Drawing):
+    """A face drawing known by its look key (kind, side, language and the identity of the
+    records it is drawn from, art.identity), drawn only when its ops are asked for: a warm
+    build lays out a picture with the widths an earlier build found and takes the pixels and
+    PDF forms of the faces that did not change from the caches under their keys, without
+    drawing them (or spelling them out for a key). Drawn, it is the drawing: the same ops,
+    repr, equality and hash."""
+
+    __slots__ = ("_drawn", "_make", "key")
+    key: str
+    _make: Callable[[], Drawing]
+    _drawn: Drawing | None
+
+    def __init__(
+        self, key: str, width: float, make: Callable[[], Drawing], drawn: Drawing | None = None
+    ) -> None:
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "_make", make)
+        object.__setattr__(self, "_drawn", drawn)
+
+    def drawn(self) -> Drawing:
+        """The face drawn (once)."""
+        found: Drawing | None = self._drawn
+        if found is None:
+            found = self._make()
+            object.__setattr__(self, "_drawn", found)
+        return found
+
+    @property
+    def ops(self) -> tuple[Op, ...]:
+        return self.drawn().ops
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.drawn().warnings
+
+    def __repr__(self) -> str:
+        return repr(self.drawn())
+
+    def __eq__(self, other: object) -> bool:
+        mine = self.drawn()
+        return mine == (other.drawn() if isinstance(other, KeyedFace) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.drawn())
 
 
-def _face(game: GameData, kind: str, ident: str, face: str, lang: str) -> Drawing:
-    """A face drawing, made once per game being built (kind: unit, block, marker, deck, step)."""
-    make = partial(_draw_face, game, kind, ident, face, lang)
+_FACES: PerGameMemo[tuple[str, str, str, str], KeyedFace] = PerGameMemo()
+
+
+def _face(
+    game: GameData,
+    kind: str,
+    ident: str,
+    face: str,
+    lang: str,
+    widths: dict[str, float] | None = None,
+) -> KeyedFace:
+    """A face, made once per game being built (kind: unit, block, marker, deck, step): drawn
+    now unless `widths` knows its width."""
+    make = partial(_keyed_face, game, kind, ident, face, lang, widths)
     return _FACES.get(game, (kind, ident, face, lang), make)
+
+
+def _keyed_face(
+    game: GameData, kind: str, ident: str, face: str, lang: str, widths: dict[str, float] | None
+) -> KeyedFace:
+    draw = partial(_draw_face, game, kind, ident, face, lang)
+    key = f"{kind}-{face}:{lang}:{_identity(game, kind, ident)}"
+    width = widths.get(key) if widths is not None else None
+    if width is not None:
+        return KeyedFace(key, width, draw)
+    drawing = draw()
+    return KeyedFace(key, drawing.width, draw, drawing)
+
+
+def _identity(game: GameData, kind: str, ident: str) -> str:
+    """What decides how the face looks, besides its kind, side and language (the digests the
+    module's and the sheets' faces are kept under)."""
+    if kind == "step":
+        return ident
+    if kind == "marker":
+        return marker_identity(game, game.markers[ident])
+    if kind == "deck":
+        deck = game.deck(ident)
+        assert deck is not None
+        return deck_identity(game, deck)
+    unit = game.unit(ident)
+    assert unit is not None
+    return unit_identity(game, unit)
 
 
 def _draw_face(game: GameData, kind: str, ident: str, face: str, lang: str) -> Drawing:
@@ -129,22 +218,24 @@ def _draw_face(game: GameData, kind: str, ident: str, face: str, lang: str) -> D
     return unit_drawing(game, unit, side, lang)
 
 
-def piece_faces(game: GameData, placement: Placement, lang: str) -> list[Drawing]:
+def piece_faces(
+    game: GameData, placement: Placement, lang: str, widths: dict[str, float] | None = None
+) -> list[Drawing]:
     """What the module shows for a placed piece, bottom layer first: a block face up, a counter
     on the side the placement names (with the step-loss badge of the steps it has lost), a
-    marker on its side."""
+    marker on its side. (`widths`: see _face.)"""
     if placement.marker is not None:
-        return [_face(game, "marker", placement.marker.id, _marker_side(placement), lang)]
+        return [_face(game, "marker", placement.marker.id, _marker_side(placement), lang, widths)]
     unit = placement.unit
     assert unit is not None
     unit_type = game.unit_type(unit.type)
     if unit_type is not None and unit_type.shape == "block":
-        return [_face(game, "block", unit.id, "label", lang)]
+        return [_face(game, "block", unit.id, "label", lang, widths)]
     side = "back" if placement.face == "back" and unit.has_back else "front"
-    faces = [_face(game, "unit", unit.id, side, lang)]
+    faces: list[Drawing] = [_face(game, "unit", unit.id, side, lang, widths)]
     lost = unit.steps - placement.steps if placement.steps is not None else 0
     if 0 < lost < unit.steps:
-        faces.append(_face(game, "step", str(lost), "", lang))
+        faces.append(_face(game, "step", str(lost), "", lang, widths))
     return faces
 
 
@@ -174,7 +265,7 @@ def _draw_pieces(
     for piece in pieces:
         panel = panels[piece.map]
         height = panel.piece_height()
-        faces = piece_faces(game, setup[piece.index], layout.lang)
+        faces = piece_faces(game, setup[piece.index], layout.lang, layout.widths)
         cx, cy = panel.point(piece.x, piece.y)
         step = _stack_step(height, piece.count) * piece.level
         width = faces[0].width * height
@@ -192,15 +283,27 @@ def _badge(layout: _Layout, box: Box, count: int, height: float) -> None:
     """The stack's count in a dark rounded tab over its top piece's top-right corner: a small
     drawing of its own, placed like a face (the PNG rasterises it once, as it does a face)."""
     size = max(9.0, 0.3 * height)
-    words = str(count)
-    width = text_width(words, size, True, layout.lang) + size * 0.5
+    width, tab = _badge_face(count, size, layout.lang)
+    tall = size * 1.15
     x1, y0 = box[2] + size * 0.3, box[1] - size * 0.45
+    layout.inset(x1 - width, y0, tall, tab)
+
+
+@functools.lru_cache(maxsize=256)
+def _badge_face(count: int, size: float, lang: str) -> tuple[float, KeyedFace]:
+    """A stack count's tab, `size` its text's height, and its width in pixels (the same tab
+    for every stack of that count on a board: made once, kept in the caches under its look
+    key)."""
+    words = str(count)
+    width = text_width(words, size, True, lang) + size * 0.5
     tall = size * 1.15
     tab: list[Op] = [
         Rect((0.0, 0.0, width, tall), BADGE, WHITE, max(1.0, size * 0.08), size * 0.25),
-        Text(width / 2, tall / 2, words, size, True, WHITE, "mm", layout.lang),
+        Text(width / 2, tall / 2, words, size, True, WHITE, "mm", lang),
     ]
-    layout.inset(x1 - width, y0, tall, scaled_drawing(tab, width, tall))
+    drawing = scaled_drawing(tab, width, tall)
+    face = KeyedFace(f"badge:{lang}:{count}:{size!r}", drawing.width, lambda: drawing, drawing)
+    return width, face
 
 
 def _map_labels(game: GameData, layout: _Layout, panels: tuple[Panel, ...]) -> None:
@@ -235,7 +338,9 @@ def _reinforcements(game: GameData, scenario: Scenario, layout: _Layout, y: floa
             place = game.place(scenario, arrival.at)
             name = place.name.get(lang) if place is not None else ""
             where = tr("at {place}", lang, place=name or arrival.at)
-            faces = [piece_faces(game, p, lang) for p in by_entry.get(id(arrival), [])]
+            faces = [
+                piece_faces(game, p, lang, layout.widths) for p in by_entry.get(id(arrival), [])
+            ]
             needed = sum(f[0].width * ROW_PIECE + 4 for f in faces) + 8
             needed += text_width(where, 13.0, False, lang)
             if x > LIST_LEFT and x + needed > layout.width - 8:
@@ -285,7 +390,9 @@ def _decks(game: GameData, scenario: Scenario, layout: _Layout, y: float) -> flo
         if deck is None:
             continue
         count = sum(card.copies for card in game.cards if card.deck == deck_id)
-        box = layout.inset(16.0, y, CARD_HEIGHT, _face(game, "deck", deck_id, "", lang))
+        box = layout.inset(
+            16.0, y, CARD_HEIGHT, _face(game, "deck", deck_id, "", lang, layout.widths)
+        )
         x = box[2] + 12
         end = layout.text(x, y + CARD_HEIGHT * 0.3, deck.name.get(lang), 15.0, True)
         cards = tr("{count} cards", lang, count=count)
@@ -303,10 +410,12 @@ def overlay(
     pieces: tuple[PlacedPiece, ...],
     top: int,
     width: int,
+    widths: dict[str, float] | None = None,
 ) -> tuple[Drawing, int, list[tuple[PlacedPiece, Box]]]:
     """The overlay drawing of a picture whose boards end at row `top`, the picture's height,
-    and where each set-up piece was drawn (picture pixels)."""
-    layout = _Layout(lang, width)
+    and where each set-up piece was drawn (picture pixels). Its faces are KeyedFaces: those
+    whose width `widths` holds (by look key, from an earlier build) are not drawn here."""
+    layout = _Layout(lang, width, widths=widths)
     setup = scenario_view(game, scenario).setup
     _map_labels(game, layout, panels)
     drawn = _draw_pieces(game, layout, {p.map: p for p in panels}, pieces, setup)

@@ -16,8 +16,9 @@ from typing import Any, cast
 from PIL import Image
 
 from compiler.backends.art.colours import RGB
+from compiler.backends.art.display import Drawing
 from compiler.backends.charts.pages import Placed, room
-from compiler.backends.pdf.content import Canvas, KeptForms, drawing_form
+from compiler.backends.pdf.content import Canvas, Form, KeptForms, drawing_form
 from compiler.backends.pdf.document import Box as BoxPt
 from compiler.backends.pdf.document import (
     Content,
@@ -29,7 +30,13 @@ from compiler.backends.pdf.document import (
 from compiler.backends.pdf.syntax import name as pdf_name
 from compiler.backends.pdf.syntax import num
 from compiler.backends.rendercache import RenderCache, digest_key
-from compiler.backends.scenepics import Scene, picture_key, scenario_scene
+from compiler.backends.scenepics import (
+    KeyedFace,
+    Scene,
+    face_key,
+    picture_key,
+    scenario_scene,
+)
 from compiler.backends.sheets.options import SheetOptions
 from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
@@ -122,8 +129,9 @@ class Picture:
     overlay: tuple[str, Content, BoxPt]
     landscape: bool = False
     forms: tuple[str, ...] = ()
-    """The cache entries of the overlay's faces as forms (pdf.content.KeptForms), kept as
-    long as the picture is: a picture drawn again reads back the faces it still shows."""
+    """The cache entries of the overlay's faces as forms (pdf.content.KeptForms), and of its
+    scene's faces' widths and scaled boards (Scene.support), kept as long as the picture is:
+    a picture drawn again reads back the faces it still shows, without drawing the others."""
     scene: Callable[[], Scene] | None = field(default=None, compare=False, repr=False)
     """The picture's scene drawn again (for a board whose pixels are neither the board's own
     nor in the cache), when the picture was read back from the cache."""
@@ -193,7 +201,7 @@ def _picture(
     columns = max(panel.width for panel in scene.panels)
     height = min(room_width * rows / columns, PAGE_SHARE * room_height)
     panels = tuple((panel.top, panel.width, panel.height) for panel in scene.panels)
-    forms = KeptForms(cache) if cache is not None else None
+    forms = KeyedForms(cache) if cache is not None else None
     overlay = drawing_form(scene.overlay, forms)
     boards = tuple(Board.of(board) for board in scene.boards)
     return Picture(
@@ -205,8 +213,46 @@ def _picture(
         boards,
         scene.height,
         overlay,
-        forms=tuple(forms.keys) if forms is not None else (),
+        forms=(*forms.keys, *scene.support[1:]) if forms is not None else (),
     )
+
+
+class KeyedForms(KeptForms):
+    """KeptForms that keep a keyed face (scenepics_draw.KeyedFace) under its look key: a warm
+    build reads back the forms of the faces that did not change without drawing them or
+    spelling them out for a key (other drawings, the stack counts, as KeptForms does)."""
+
+    def __init__(self, cache: RenderCache) -> None:
+        super().__init__(cache)
+        self._by_key: dict[str, Form] = {}
+
+    def __call__(self, drawing: Drawing) -> Form:
+        if not isinstance(drawing, KeyedFace):
+            return super().__call__(drawing)
+        key = face_key("scene-form", drawing)
+        form = self._by_key.get(key)
+        if form is None:
+            form = _read_form(self.cache.get(key))
+            if form is None:
+                form = drawing_form(drawing.drawn())
+                self.cache.put(key, encode_content(form[1], form[0], form[2]))
+            self._by_key[key] = form
+            self.keys.append(key)
+        return form
+
+
+def _read_form(data: bytes | None) -> Form | None:
+    """A face's form read back from its cache entry; None when there is none or it is not a
+    form."""
+    if data is None:
+        return None
+    try:
+        content, extra = decode_content(data)
+        form_name, box = cast(tuple[Any, ...], extra)
+        x0, y0, x1, y1 = cast(tuple[float, float, float, float], box)
+        return str(form_name), content, (float(x0), float(y0), float(x1), float(y1))
+    except (TypeError, ValueError):
+        return None
 
 
 def _encoded(picture: Picture | None) -> bytes:

@@ -226,8 +226,8 @@ def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict
     """Scenario id → its picture's file: compiler.backends.scenepics' PNG, kept in `cache`
     under the picture's own key (what decides its look), so a warm build draws only the
     pictures whose key changed, and of those only the faces that changed (the faces' pixels
-    are kept in `cache` too)."""
-    from compiler.backends.scenepics import picture_key, scenario_scene, scene_png
+    are kept in `cache` too, and stay while the picture is read back: keep_scene_png)."""
+    from compiler.backends.scenepics import keep_scene_png, picture_key, scenario_scene, scene_png
 
     found: dict[str, str] = {}
     for scenario in game.scenarios:
@@ -236,6 +236,8 @@ def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict
         if png is None:
             png = scene_png(scenario_scene(game, scenario, lang, cache), cache)
             cache.put(key, png)
+        else:
+            keep_scene_png(cache, scenario, lang)
         found[scenario.id] = files.add_digest("scenario", png, "png")
     cache.save()
     return found
