@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.backends.charts.build import RowLooks, all_charts, chart_key, paged
+from compiler.backends.charts.build import all_charts, chart_key, paged
+from compiler.backends.charts.table import RowLooks
 from compiler.load.aids import player_aids
 from compiler.load.game import load_game
 from compiler.model import digests

@@ -10,32 +10,35 @@ from pathlib import Path
 from typing import NamedTuple
 
 from compiler.backends.art.display import Drawing
-from compiler.backends.art.identity import unit_identity
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize, warm_glyphs
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
     WIDE,
-    Parts,
+    Laid,
+    MissingPart,
     chart_entry,
     charts_document,
-    decode_parts,
+    drawn_document,
     entry_job,
+    entry_laid,
     entry_parts,
     printed,
-    printed_parts,
     split_job,
 )
-from compiler.backends.charts.table import chart_drawing, charts_fingerprint, measures
+from compiler.backends.charts.table import (
+    RowLooks,
+    chart_drawing,
+    charts_fingerprint,
+    measures,
+    row_looks,
+)
 from compiler.backends.files import write_atomically
 from compiler.backends.pergame import PerGameMemo
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
-from compiler.backends.scenepics import picture_key
-from compiler.backends.scenepics_pdf import setup_scenarios
 from compiler.backends.sheets.options import SheetOptions
-from compiler.model.charts import Chart, Row
+from compiler.model.charts import Chart
 from compiler.model.common import Text
-from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
 
 PNG_WIDTH = 900
@@ -88,8 +91,8 @@ def render_charts(
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
     """charts.pdf and the module's chart PNGs together, each chart's printed parts and each
     PNG one job on every core. With a `cache`, a chart drawn before is not drawn again (its
-    parts and PNG come from the cache, the PDF is packed from the parts), and an unchanged set
-    of charts reuses the PDF. Remembered for the game being built; `charts_pdf`,
+    parts and PNG come from the cache, the PDF is packed from the parts, its unchanged pages
+    read back). Remembered for the game being built; `charts_pdf`,
     `chart_images` and `chart_pngs` use the result when there is one."""
     made = _RENDERED.get(game, options, partial(_render, game, options, cache or RenderCache(None)))
     return made[0], [(png.title, png.data) for png in made[1]]
@@ -99,39 +102,9 @@ def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = N
     """What decides how a chart looks: the chart (all but its rows), each row's look (see
     RowLooks: `rows` remembers them for the build), the terrain colours and the code."""
     looks = rows or RowLooks(game)
-    shown = hashlib.sha256(";".join(map(looks.look, chart.rows)).encode("ascii")).hexdigest()
+    shown = hashlib.sha256(";".join(looks.looks(chart.rows)).encode("ascii")).hexdigest()
     head = replace(chart, rows=())
-    return cache_key("chart", charts_fingerprint(), lang, head, game.game.terrain, shown)
-
-
-class RowLooks:
-    """What decides how each row of a game's charts looks: the row's content digest
-    (compiler.model.digests: the aids tell those of the rows they read back) and the looks of
-    the pieces it shows (art.identity), worked out once per row for a build (a tab of the
-    module's charts shares its rows with the printed chart). A key of the rows' digests
-    instead of their repr: at 8,000 counters the orders of battle are some 16,000 rows, each
-    spelled out twice every build."""
-
-    def __init__(self, game: GameData) -> None:
-        self.game = game
-        self.found: dict[int, tuple[Row, str]] = {}
-        """id(row) → (the row, its look); the row is held, so that its id stays its own."""
-
-    def look(self, row: Row) -> str:
-        """The row's look: its content digest, then one identity per piece ("" for a piece
-        whose unit the game does not have)."""
-        found = self.found.get(id(row))
-        if found is not None and found[0] is row:
-            return found[1]
-        value = content_digest(row)
-        if row.pieces:
-            value = ":".join((value, *map(self._piece, row.pieces)))
-        self.found[id(row)] = (row, value)
-        return value
-
-    def _piece(self, ref: str) -> str:
-        unit = self.game.unit(ref.partition(":")[0])
-        return "" if unit is None else unit_identity(self.game, unit)
+    return cache_key("chart", charts_fingerprint(), lang, head, looks.terrain(), shown)
 
 
 def _render(
@@ -140,10 +113,13 @@ def _render(
     """Each module chart's PNG and each printed chart's entry are cache entries under the
     chart's own key (with the PNG width, or the page size): a warm build draws only the charts
     whose key changed and puts charts.pdf together from the parts, the same bytes a cold build
-    writes; an unchanged set of charts reuses the PDF. A printed chart's entry names its parts,
-    each a cache entry under a digest of what it shows (printed.chart_entry): a long chart with
-    one row changed draws again the part that holds the row and reuses the others, and so does
-    the chart split again to start mid-page."""
+    writes. A printed chart's entry names its parts with their sizes, each a cache entry under
+    a digest of what it shows (printed.chart_entry): a long chart with one row changed draws
+    again the part that holds the row and reuses the others, and so does the chart split again
+    to start mid-page. The pages are placed from the parts' sizes, and a page that shows the
+    same parts in a document in the same state as before is read back as the objects it made
+    (printed.charts_document): only the pages that changed are encoded, only their parts read.
+    No whole charts.pdf is kept (a large game's is megabytes, stored again at every change)."""
     lang = options.lang
     measured = measures(game)
     measured.known = cache.get
@@ -152,21 +128,16 @@ def _render(
     shown = {chart.id: chart for _heading, group in groups for chart in group}
     # each chart's look worked out once (a game's own chart is both a tab and printed); by
     # the record itself, which every list here holds for the whole build
-    rows = RowLooks(game)
+    rows = row_looks(game)
     looks = {id(c): chart_key(game, c, lang, rows) for c in (*charts, *shown.values())}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
     png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
     part_keys = {i: digest_key("chart-parts", page_look, looks[id(c)]) for i, c in shown.items()}
-    layout = [(heading, [part_keys[c.id] for c in group]) for heading, group in groups]
-    scenarios = setup_scenarios(game, list(shown.values()))
-    pictures = [picture_key(game, scenario, lang) for scenario in scenarios]
-    pdf_key = cache_key("charts-pdf", options, game.game.title, layout, pictures)
-    pdf = cache.get(pdf_key)
     pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
     entries = {i: _complete(cache, key) for i, key in part_keys.items()}
     todo_pngs = [index for index, png in enumerate(pngs) if png is None]
-    todo_parts = [i for i, entry in entries.items() if entry is None] if pdf is None else []
+    todo_parts = [i for i, entry in entries.items() if entry is None]
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
@@ -179,21 +150,22 @@ def _render(
         cache.put(png_keys[index], png)
     for ident, job in zip(todo_parts, made[len(todo_pngs) :], strict=True):
         entries[ident] = _keep(cache, part_keys[ident], *split_job(job))
-    if pdf is None:
-        decoded = {i: _decoded(cache, entry) for i, entry in entries.items() if entry is not None}
+    laid = {i: entry_laid(entry) for i, entry in entries.items() if entry is not None}
 
-        def split_at(chart: Chart, wide: bool, first: float) -> Parts:
-            key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
-            entry = _complete(cache, key)
-            if entry is None:
-                made = chart_entry(game, chart, lang, options.page_pt, cache.get, first, wide)
-                entry = _keep(cache, key, *made)
-            return _decoded(cache, entry)
+    def split_at(chart: Chart, wide: bool, first: float) -> Laid:
+        key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
+        entry = _complete(cache, key)
+        if entry is None:
+            made = chart_entry(game, chart, lang, options.page_pt, cache.get, first, wide)
+            entry = _keep(cache, key, *made)
+        return entry_laid(entry)
 
-        pdf = charts_document(game, options, groups, decoded, split_at, cache)
-        cache.put(pdf_key, pdf)
+    try:
+        pdf = charts_document(game, options, groups, laid, cache.get, split_at, cache)
+    except MissingPart:  # an entry found damaged when read: the document drawn afresh
+        pdf = drawn_document(game, options, groups)
     for key, data in measured.made.items():
-        if cache.get(key) is None:
+        if not cache.holds(key):
             cache.put(key, data)
     measured.forget()  # the cache is the build's: not kept with the game
     cache.save()
@@ -206,16 +178,21 @@ def _render(
 
 def _complete(cache: RenderCache, key: str) -> bytes | None:
     """A printed chart's cache entry when the cache holds it and every part it names (each
-    marked used, so that the parts stay as long as the entry; the table's measured blocks
-    too, when they are there)."""
+    marked used without being read, so that the parts stay as long as the entry; the table's
+    measured blocks too, when they are there). A part found damaged when it is read for a page
+    makes the document drawn afresh (printed.MissingPart)."""
     entry = cache.get(key)
     if entry is None:
         return None
-    parts, blocks = entry_parts(entry)
-    for block in blocks:
-        cache.get(block)
-    found = [cache.get(part) is not None for part in parts]
-    return entry if all(found) else None
+    try:
+        parts, blocks = entry_parts(entry)
+        entry_laid(entry)
+    except (EOFError, TypeError, ValueError):
+        return None  # not an entry of this code's
+    if not all(map(cache.holds, parts)):
+        return None
+    cache.keep([*parts, *blocks])
+    return entry
 
 
 def _keep(cache: RenderCache, key: str, entry: bytes, drawn: dict[str, bytes]) -> bytes:
@@ -224,16 +201,8 @@ def _keep(cache: RenderCache, key: str, entry: bytes, drawn: dict[str, bytes]) -
     for part, data in drawn.items():
         cache.put(part, data)
     cache.put(key, entry)
-    for block in entry_parts(entry)[1]:
-        cache.get(block)
+    cache.keep(entry_parts(entry)[1])
     return entry
-
-
-def _decoded(cache: RenderCache, entry: bytes) -> Parts:
-    """A printed chart's parts from an entry whose parts are all in the cache."""
-    decoded = decode_parts(entry, cache.get)
-    assert decoded is not None  # entries are complete (_complete, _keep)
-    return decoded
 
 
 def _rendered(game: GameData, lang: str) -> tuple[bytes, list[ChartPng]] | None:
@@ -251,13 +220,7 @@ def charts_pdf(game: GameData, options: SheetOptions) -> bytes:
 
 
 def _pdf(game: GameData, options: SheetOptions) -> bytes:
-    groups = printed(game)
-    shown = {chart.id: chart for _heading, group in groups for chart in group}
-    parts = {
-        ident: printed_parts(game, chart, options.lang, options.page_pt)
-        for ident, chart in shown.items()
-    }
-    return charts_document(game, options, groups, parts)
+    return drawn_document(game, options, printed(game))
 
 
 def write_charts(

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import marshal
 import math
+import struct
 from collections.abc import Callable
-from functools import partial
+from typing import NamedTuple
 
 from compiler.backends.art.display import Drawing, Line
 from compiler.backends.art.display import Text as TextOp
@@ -19,6 +20,7 @@ from compiler.backends.charts.pages import (
     Box,
     Group,
     Placed,
+    Sheet,
     paginate,
     room,
 )
@@ -34,7 +36,13 @@ from compiler.backends.charts.table import (
     table_height,
 )
 from compiler.backends.pdf.content import Canvas, draw, drawing_content
-from compiler.backends.pdf.document import Content, PdfDocument, decode_content, encode_content
+from compiler.backends.pdf.document import (
+    Content,
+    PageRun,
+    PdfDocument,
+    decode_content,
+    encode_content,
+)
 from compiler.backends.pdf.syntax import name as pdf_name
 from compiler.backends.pdf.syntax import num
 from compiler.backends.rendercache import RenderCache, cache_key
@@ -70,8 +78,50 @@ columns squeezed into many wrapped lines)."""
 Parts = tuple[bool, list[tuple[Content, float, float]]]
 """Whether a chart goes landscape, and its parts: content (a form in points), width, height."""
 
+
+class PartRef(NamedTuple):
+    """A part of a printed chart without its content: where its content is (a cache key, see
+    part_entry), a digest of the content (its form's name, see part_name), its width and
+    height in points. Enough to place it on the pages and to know a page that shows it."""
+
+    key: str
+    digest: str
+    width: float
+    height: float
+
+
+Laid = tuple[bool, tuple[PartRef, ...]]
+"""Whether a chart goes landscape, and its parts (their contents read only for a page that is
+encoded again)."""
+
 Lookup = Callable[[str], bytes | None]
 """A part's cache entry by its key (None when there is none)."""
+
+PART_HEAD = struct.Struct("<dd16s")
+"""A part's cache entry starts with its width, height and content digest (read without
+decoding the content), then the content (pdf.document.encode_content)."""
+
+
+def part_entry(content: Content, width: float, height: float) -> bytes:
+    """A drawn part as a cache entry."""
+    head = PART_HEAD.pack(width, height, form_digest(content).encode("ascii"))
+    return head + encode_content(content)
+
+
+def part_head(data: bytes) -> tuple[float, float, str] | None:
+    """A part entry's width, height and content digest; None when it is no part entry."""
+    if len(data) <= PART_HEAD.size:
+        return None
+    width, height, digest = PART_HEAD.unpack_from(data)
+    try:
+        return width, height, digest.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+def part_content(data: bytes) -> Content:
+    """A part entry's content; ValueError when it is no part entry."""
+    return decode_content(data[PART_HEAD.size :])[0]
 
 
 def is_wide(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> bool:
@@ -113,19 +163,24 @@ def chart_entry(
     if wide is None:
         wide = is_wide(game, chart, lang, page_pt)
     width, height = room(page_pt, wide)
-    keys: list[str] = []
+    refs: list[tuple[str, str, float, float]] = []
     drawn: dict[str, bytes] = {}
     for plan in part_plans(game, chart, lang, width, height, first):
         identity = part_identity(game, chart, lang, width, plan)
         key = cache_key("chart-part", charts_fingerprint(), identity)
-        keys.append(key)
-        if key not in drawn and known(key) is None:
+        data = drawn.get(key) or known(key)
+        head = part_head(data) if data is not None else None
+        if head is None:
             part = draw_part(game, chart, lang, width, plan)
             content = drawing_content(part.drawing, part.height)
-            drawn[key] = encode_content(content, part.width, part.height)
+            data = drawn[key] = part_entry(content, part.width, part.height)
+            head = part_head(data)
+            assert head is not None  # just made
+        part_width, part_height, digest = head
+        refs.append((key, digest, part_width, part_height))
     drawn.update((key, data) for key, data in measured.made.items() if key not in before)
     blocks = sorted(set(measured.asked[asked:]))
-    return marshal.dumps((wide, keys, blocks)), drawn
+    return marshal.dumps((wide, refs, blocks)), drawn
 
 
 def entry_job(
@@ -145,21 +200,40 @@ def split_job(made: bytes) -> tuple[bytes, dict[str, bytes]]:
 def entry_parts(entry: bytes) -> tuple[list[str], list[str]]:
     """The keys of the parts a chart's entry names, and of its table's measured blocks (those
     measured for the entry: none when the table had been laid out before)."""
-    _wide, keys, blocks = marshal.loads(entry)
-    return list(keys), list(blocks)
+    _wide, refs, blocks = marshal.loads(entry)
+    return [ref[0] for ref in refs], list(blocks)
+
+
+def entry_laid(entry: bytes) -> Laid:
+    """How a chart's entry lays it out (its parts' contents not read)."""
+    wide, refs, _blocks = marshal.loads(entry)
+    return bool(wide), tuple(PartRef(*ref) for ref in refs)
 
 
 def decode_parts(entry: bytes, parts: Lookup) -> Parts | None:
     """A chart's entry with the parts it names (from `parts`); None when one is missing."""
-    wide, keys, _blocks = marshal.loads(entry)
+    wide, refs = entry_laid(entry)
     found: list[tuple[Content, float, float]] = []
-    for key in keys:
-        data = parts(key)
+    for ref in refs:
+        data = parts(ref.key)
         if data is None:
             return None
-        content, (width, height) = decode_content(data)
-        found.append((content, float(width), float(height)))  # type: ignore[arg-type]
-    return bool(wide), found
+        found.append((part_content(data), ref.width, ref.height))
+    return wide, found
+
+
+def printed_laid(
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    page_pt: tuple[float, float],
+    first: float | None = None,
+    wide: bool | None = None,
+) -> tuple[Laid, dict[str, bytes]]:
+    """How a chart is printed on pages of `page_pt` and its parts' entries (drawn now, no
+    cache)."""
+    entry, drawn = chart_entry(game, chart, lang, page_pt, lambda _key: None, first, wide)
+    return entry_laid(entry), drawn
 
 
 def printed_parts(
@@ -172,44 +246,72 @@ def printed_parts(
 ) -> Parts:
     """How a chart is printed on pages of `page_pt`: landscape or not, and its parts (drawn
     now, no cache)."""
-    entry, drawn = chart_entry(game, chart, lang, page_pt, lambda _key: None, first, wide)
-    decoded = decode_parts(entry, drawn.get)
-    assert decoded is not None  # every part was drawn
-    return decoded
+    (landscape, refs), drawn = printed_laid(game, chart, lang, page_pt, first, wide)
+    return landscape, [(part_content(drawn[ref.key]), ref.width, ref.height) for ref in refs]
 
 
-def _split_at(
-    game: GameData, options: SheetOptions, chart: Chart, wide: bool, first: float
-) -> Parts:
-    return printed_parts(game, chart, options.lang, options.page_pt, first, wide)
+def form_digest(content: Content) -> str:
+    """A digest of a part's content: the same part is defined once in a document."""
+    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
+    return digest.hexdigest()[:16]
 
 
 def part_name(chart_id: str, content: Content) -> str:
     """The name of a chart part's form in charts.pdf: `chart.<chart id>.<digest>` (from its
     content: the same part is defined once)."""
-    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
-    return f"chart.{chart_id}.{digest.hexdigest()[:16]}"
+    return _form_name(chart_id, form_digest(content))
 
 
-Shown = tuple[str, Content, float, float]
-"""A chart part as it is shown: its form's name, content, width and height."""
+def _form_name(chart_id: str, digest: str) -> str:
+    return f"chart.{chart_id}.{digest}"
+
+
+Shown = tuple[str, PartRef]
+"""A chart part as it is shown: its form's name and the part."""
+
+
+class MissingPart(Exception):
+    """A part to draw on a page is not in the cache (an entry found damaged when read)."""
+
+
+def drawn_document(
+    game: GameData, options: SheetOptions, groups: list[tuple[Text | None, tuple[Chart, ...]]]
+) -> bytes:
+    """charts.pdf with every chart drawn now (no cache)."""
+    drawn: dict[str, bytes] = {}
+    laid: dict[str, Laid] = {}
+    for _heading, charts in groups:
+        for chart in charts:
+            laid[chart.id], made = printed_laid(game, chart, options.lang, options.page_pt)
+            drawn.update(made)
+
+    def split_at(chart: Chart, wide: bool, first: float) -> Laid:
+        again, made = printed_laid(game, chart, options.lang, options.page_pt, first, wide)
+        drawn.update(made)
+        return again
+
+    return charts_document(game, options, groups, laid, drawn.get, split_at)
 
 
 def charts_document(
     game: GameData,
     options: SheetOptions,
     groups: list[tuple[Text | None, tuple[Chart, ...]]],
-    parts: dict[str, Parts],
-    split_at: Callable[[Chart, bool, float], Parts] | None = None,
+    laid: dict[str, Laid],
+    parts: Lookup,
+    split_at: Callable[[Chart, bool, float], Laid],
     cache: RenderCache | None = None,
 ) -> bytes:
-    """charts.pdf from the charts' parts, packed onto pages in order; a long chart that can
-    start on a page with room left is split again to start there, by `split_at(chart, wide,
-    first)` (default: printed_parts; the build passes one that keeps the parts in its cache).
-    The setup cards' scenario pictures and their boards' printed images are kept in `cache`
-    (when given). The same parts give the same bytes, drawn now or read from the cache."""
-    if split_at is None:
-        split_at = partial(_split_at, game, options)
+    """charts.pdf from the charts' parts (`laid` by chart id, each part's entry by `parts`),
+    packed onto pages in order; a long chart that can start on a page with room left is
+    split again to start there, by `split_at(chart, wide, first)`. The setup cards' scenario
+    pictures and their boards' printed images are kept in `cache` (when given), and so is
+    every page that shows no picture, as the objects it made (PdfDocument.record_page) under
+    a key of what it shows and of the document's state before it: a page read back is added
+    as it was, its parts' contents not read (a large game's charts.pdf with one chart
+    changed encodes that chart's pages again, not its hundreds of others). The same parts
+    give the same bytes, drawn now or read from the cache. MissingPart when a part to draw is
+    not found by `parts`."""
     placed: list[list[Shown | Picture]] = []
     boxes: list[Group] = []
 
@@ -217,7 +319,7 @@ def charts_document(
         def again(space: float) -> tuple[Box, ...]:
             """The long chart split again to start in the `space` points left on a page."""
             first = float(math.floor(space))
-            shapes, contents = _boxes([(chart.id, split_at(chart, parts[chart.id][0], first))])
+            shapes, contents = _boxes([(chart.id, split_at(chart, laid[chart.id][0], first))])
             pictures = [shown for shown in placed[number] if isinstance(shown, Picture)]
             placed[number] = [*contents, *pictures]
             return shapes
@@ -225,7 +327,7 @@ def charts_document(
         return again
 
     for heading, charts in groups:
-        shapes, contents = _boxes([(chart.id, parts[chart.id]) for chart in charts])
+        shapes, contents = _boxes([(chart.id, laid[chart.id]) for chart in charts])
         long = heading is None and len(shapes) > 1
         again = split(len(boxes), charts[0]) if long else None
         boxes.append(Group(shapes, heading, again))
@@ -235,21 +337,88 @@ def charts_document(
         for number, (group, (_heading, group_charts)) in enumerate(zip(boxes, groups, strict=True))
     ]
     pdf = PdfDocument()
+    if cache is not None:
+        pdf.kept_fonts, pdf.keep_font = cache.get, cache.put
     for sheet in paginate(boxes, options.page_pt):
-        size = sheet.size(options.page_pt)
-        canvas = Canvas()
-        if sheet.heading is not None:
-            _heading(canvas, sheet.heading.get(options.lang), options.lang, size)
-        images: list[str] = []
-        for where in sheet.placed:
-            shown = placed[where.group][where.box]
-            if isinstance(shown, Picture):
-                images += show_picture(pdf, canvas, shown, where, cache)
-            else:
-                _show(canvas, shown, where)
-        pdf.add_page(size, canvas.content(), tuple(images))
+        shown = [placed[where.group][where.box] for where in sheet.placed]
+        charts_only = [item for item in shown if not isinstance(item, Picture)]
+        if cache is not None and len(charts_only) == len(shown):
+            _kept_page(pdf, sheet, charts_only, options, parts, cache)
+        else:
+            _add_page(pdf, sheet, shown, options, parts, cache)
     title = tr("{title} — charts", options.lang, title=game.game.title.get(options.lang))
     return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
+
+
+def _kept_page(
+    pdf: PdfDocument,
+    sheet: Sheet,
+    shown: list[Shown],
+    options: SheetOptions,
+    parts: Lookup,
+    cache: RenderCache,
+) -> None:
+    """A page of chart parts, read back from `cache` when it was made before in a document in
+    the same state, else made and kept."""
+    heading = sheet.heading.get(options.lang) if sheet.heading is not None else None
+    size = sheet.size(options.page_pt)
+    where = [
+        (name, ref.width, ref.height, place.x, place.y, place.scale)
+        for (name, ref), place in zip(shown, sheet.placed, strict=True)
+    ]
+    state = (pdf.next_number, pdf.font_numbers())
+    key = cache_key("chart-page", charts_fingerprint(), size, heading, options.lang, where, state)
+    data = cache.get(key)
+    if data is not None:
+        try:
+            if pdf.replay_page(PageRun.decode(data)):
+                return
+        except ValueError:
+            pass  # damaged: made again
+    canvas = _page_canvas(sheet, options)
+    for (name, ref), place in zip(shown, sheet.placed, strict=True):
+        _show(canvas, name, _content(parts, ref), ref, place)
+    cache.put(key, pdf.record_page(size, canvas.content()).encode())
+
+
+def _add_page(
+    pdf: PdfDocument,
+    sheet: Sheet,
+    shown: list[Shown | Picture],
+    options: SheetOptions,
+    parts: Lookup,
+    cache: RenderCache | None,
+) -> None:
+    """A page as it is drawn (the scenario pictures it shows too)."""
+    canvas = _page_canvas(sheet, options)
+    images: list[str] = []
+    for item, where in zip(shown, sheet.placed, strict=True):
+        if isinstance(item, Picture):
+            images += show_picture(pdf, canvas, item, where, cache)
+        else:
+            name, ref = item
+            _show(canvas, name, _content(parts, ref), ref, where)
+    pdf.add_page(sheet.size(options.page_pt), canvas.content(), tuple(images))
+
+
+def _page_canvas(sheet: Sheet, options: SheetOptions) -> Canvas:
+    """A page's canvas with the aid card title it starts with, if any."""
+    canvas = Canvas()
+    if sheet.heading is not None:
+        size = sheet.size(options.page_pt)
+        _heading(canvas, sheet.heading.get(options.lang), options.lang, size)
+    return canvas
+
+
+def _content(parts: Lookup, ref: PartRef) -> Content:
+    """A part's content from its entry."""
+    data = parts(ref.key)
+    if data is None:
+        raise MissingPart(ref.key)
+    try:
+        return part_content(data)
+    except ValueError as err:
+        raise MissingPart(ref.key) from err
 
 
 def _with_pictures(
@@ -280,21 +449,20 @@ def _with_pictures(
     return Group(group.boxes + extra, group.heading, again)
 
 
-def _boxes(charts: list[tuple[str, Parts]]) -> tuple[tuple[Box, ...], list[Shown]]:
+def _boxes(charts: list[tuple[str, Laid]]) -> tuple[tuple[Box, ...], list[Shown]]:
     """The boxes to place for charts' parts (by chart id), and the parts."""
     shapes: list[Box] = []
     contents: list[Shown] = []
-    for ident, (wide, pieces) in charts:
-        for number, (content, width, height) in enumerate(pieces):
-            shapes.append(Box(width, height, wide, number < len(pieces) - 1))
-            contents.append((part_name(ident, content), content, width, height))
+    for ident, (wide, refs) in charts:
+        for number, ref in enumerate(refs):
+            shapes.append(Box(ref.width, ref.height, wide, number < len(refs) - 1))
+            contents.append((_form_name(ident, ref.digest), ref))
     return tuple(shapes), contents
 
 
-def _show(canvas: Canvas, part: Shown, where: Placed) -> None:
+def _show(canvas: Canvas, form: str, content: Content, ref: PartRef, where: Placed) -> None:
     """A chart part (a form, defined once per document) at its place on the page."""
-    form, content, width, height = part
-    canvas.nested[form] = (content, (0.0, 0.0, width, height))
+    canvas.nested[form] = (content, (0.0, 0.0, ref.width, ref.height))
     tag = pdf_name(form).decode("ascii")
     k, x, y = where.scale, where.x, where.y
     canvas.parts.append(f"q {num(k)} 0 0 {num(k)} {num(x)} {num(y)} cm {tag} Do Q")

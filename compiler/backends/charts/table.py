@@ -7,7 +7,7 @@ import functools
 import hashlib
 import marshal
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -33,8 +33,9 @@ from compiler.backends.pergame import PerGame, PerGameMemo
 from compiler.backends.rendercache import cache_key
 from compiler.gcpause import no_cyclic_gc
 from compiler.i18n import N_, catalogue_fingerprint, tr
-from compiler.model.charts import Chart
+from compiler.model.charts import Chart, Row
 from compiler.model.common import Text as Label
+from compiler.model.digests import DIGEST_LENGTH, content_digest
 from compiler.model.gamedata import GameData
 
 FONT = 9.0  # points
@@ -141,22 +142,90 @@ def _loads(data: bytes) -> Any:
 _MEASURES: PerGame[Measures] = PerGame(Measures)
 
 
+class RowLooks:
+    """What decides how each row of a game's charts looks: the row's content digest
+    (compiler.model.digests: the aids tell those of the rows they read back) and the looks of
+    the pieces it shows (art.identity), worked out once per row for a build (a tab of the
+    module's charts shares its rows with the printed chart; a chart's key, its measured
+    blocks and its printed parts are keyed on them). Digests instead of the rows' repr: at
+    8,000 counters the orders of battle are some 16,000 rows, each spelled out twice every
+    build."""
+
+    def __init__(self, game: GameData) -> None:
+        self.game = game
+        self.found: dict[int, tuple[Row, str]] = {}
+        """id(row) → (the row, its look); the row is held, so that its id stays its own."""
+        self.pieces: dict[str, str] = {}
+        """A piece's unit id → its look."""
+        self._terrain: str | None = None
+
+    def terrain(self) -> str:
+        """A digest of the game's terrain (its colours colour the charts' swatches), worked
+        out once for the build's hundreds of charts."""
+        if self._terrain is None:
+            terrain = repr(self.game.game.terrain).encode("utf-8")
+            self._terrain = hashlib.sha256(terrain).hexdigest()
+        return self._terrain
+
+    def look(self, row: Row) -> str:
+        """The row's look: its content digest, then one identity per piece ("" for a piece
+        whose unit the game does not have)."""
+        found = self.found.get(id(row))
+        if found is not None and found[0] is row:
+            return found[1]
+        return self._look(row)
+
+    def looks(self, rows: Sequence[Row]) -> list[str]:
+        """The looks of `rows` (look, in one pass)."""
+        hits = list(map(self.found.get, map(id, rows)))
+        return [
+            hit[1] if hit is not None and hit[0] is row else self._look(row)
+            for row, hit in zip(rows, hits, strict=True)
+        ]
+
+    def _look(self, row: Row) -> str:
+        value = content_digest(row)
+        if row.pieces:
+            value = ":".join((value, *map(self._piece, row.pieces)))
+        self.found[id(row)] = (row, value)
+        return value
+
+    def _piece(self, ref: str) -> str:
+        unit_id = ref.partition(":")[0]
+        found = self.pieces.get(unit_id)
+        if found is None:
+            unit = self.game.unit(unit_id)
+            found = "" if unit is None else unit_identity(self.game, unit)
+            self.pieces[unit_id] = found
+        return found
+
+
+_LOOKS: PerGame[list[RowLooks]] = PerGame(list)
+
+
+def row_looks(game: GameData) -> RowLooks:
+    """The row looks of the game being built."""
+    made = _LOOKS.of(game)
+    if not made:
+        made.append(RowLooks(game))
+    return made[0]
+
+
 def measures(game: GameData) -> Measures:
     """The block entries of the game being built."""
     return _MEASURES.of(game)
 
 
+Block = tuple[str, Callable[[], list[list[str]]]]
+"""A block of a table's rows (see BLOCK): a digest of what decides its texts, and its rows'
+texts (made only when the block is measured)."""
+
+
 def _layout(
-    rows: list[list[str]], width: float, lang: str, last_min: float, measured: Measures
+    blocks: list[Block], columns: int, width: float, lang: str, last_min: float, measured: Measures
 ) -> _Grid:
     """Column widths (the last one at least `last_min`), wrapped cell lines, row heights."""
-    columns = len(rows[0])
-    blocks = [rows[start : start + BLOCK] for start in range(0, len(rows), BLOCK)]
-    digests = [hashlib.sha256(repr(block).encode("utf-8")).hexdigest() for block in blocks]
-    widest = [
-        _block_natural(block, lang, digest, measured)
-        for block, digest in zip(blocks, digests, strict=True)
-    ]
+    widest = [_block_natural(rows, lang, digest, measured) for digest, rows in blocks]
     natural = [max(most[c] for most in widest) + 2 * PAD for c in range(columns)]
     natural[-1] = max(natural[-1], last_min)
     floor = [min(n, 60.0) for n in natural]
@@ -169,20 +238,21 @@ def _layout(
     room = [w - 2 * PAD for w in widths]
     lines = [
         line
-        for number, (block, digest) in enumerate(zip(blocks, digests, strict=True))
-        for line in _block_lines(block, number == 0, room, lang, digest, measured)
+        for number, (digest, rows) in enumerate(blocks)
+        for line in _block_lines(rows, number == 0, room, lang, digest, measured)
     ]
-    heights = [max(len(cell) for cell in row) * LINE + 2 * PAD for row in lines]
+    heights = [max(map(len, row)) * LINE + 2 * PAD for row in lines]
     return _Grid(widths, lines, heights)
 
 
 def _block_natural(
-    block: list[list[str]], lang: str, digest: str, measured: Measures
+    rows: Callable[[], list[list[str]]], lang: str, digest: str, measured: Measures
 ) -> list[float]:
     """The widest text of each column of a block of rows, set bold (the header's face)."""
     key = cache_key("chart-natural", charts_fingerprint(), lang, digest)
 
     def make() -> list[float]:
+        block = rows()
         return [
             max(text_width(row[c], FONT, True, lang) for row in block) for c in range(len(block[0]))
         ]
@@ -191,7 +261,7 @@ def _block_natural(
 
 
 def _block_lines(
-    block: list[list[str]],
+    rows: Callable[[], list[list[str]]],
     header: bool,
     room: list[float],
     lang: str,
@@ -208,7 +278,7 @@ def _block_lines(
                 wrap(text, space, _measure(header and index == 0, lang))  # type: ignore[arg-type]
                 for text, space in zip(row, room, strict=True)
             ]
-            for index, row in enumerate(block)
+            for index, row in enumerate(rows())
         ]
 
     return list(measured.fetch(key, make))
@@ -325,22 +395,58 @@ def _table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
 
 def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
     header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
-    body = [[row.label.get(lang)] + [cell_text(c, lang) for c in row.cells] for row in chart.rows]
-    columns = len(header)
-    rows = [header] + [(r + [""] * columns)[:columns] for r in body]
     with_pieces = any(r.pieces for r in chart.rows)
     if with_pieces:
-        rows = [rows[0] + [tr(PIECES_HEADING, lang)]] + [r + [""] for r in rows[1:]]
+        header.append(tr(PIECES_HEADING, lang))
     terrain = {t.id: parse_colour(t.colour) or SHADE for t in game.game.terrain}
     swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
     last_min = _pieces_width(chart) if with_pieces else 0.0
-    grid = _layout(rows, width - swatch_room, lang, last_min, measures(game))
+    blocks = _blocks(game, chart, lang, header, with_pieces)
+    grid = _layout(blocks, len(header), width - swatch_room, lang, last_min, measures(game))
     grid.widths[0] += swatch_room
     if with_pieces:
+        room = grid.widths[-1]
+        needs = {
+            count: _pieces_height(count, room) for count in {len(r.pieces) for r in chart.rows}
+        }
+        heights = grid.heights
         for index, row in enumerate(chart.rows, start=1):
-            needed = _pieces_height(len(row.pieces), grid.widths[-1])
-            grid.heights[index] = max(grid.heights[index], needed)
+            heights[index] = max(heights[index], needs[len(row.pieces)])
     return _Table(chart, lang, width, grid, with_pieces, swatch_room, terrain)
+
+
+def _blocks(
+    game: GameData, chart: Chart, lang: str, header: list[str], with_pieces: bool
+) -> list[Block]:
+    """The table's rows (the header row first) in blocks of BLOCK, each under a digest of the
+    header (in the first), the column count and its rows' content digests (RowLooks): the
+    rows' texts follow from these and the language (in the blocks' keys), so a long table
+    spells out only the blocks it measures (one, when one row changed)."""
+    digests = [look[:DIGEST_LENGTH] for look in row_looks(game).looks(chart.rows)]
+    shape = f"{len(header)}:{with_pieces}:"
+    found: list[Block] = []
+    for start in range(0, len(chart.rows) + 1, BLOCK):
+        first = start == 0
+        body = range(max(start - 1, 0), start + BLOCK - 1)
+        seen = repr(header) if first else ""
+        text = shape + seen + ";".join(digests[body.start : body.stop])
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        rows = partial(_block_rows, chart, lang, header, with_pieces, body, first)
+        found.append((digest, rows))
+    return found
+
+
+def _block_rows(
+    chart: Chart, lang: str, header: list[str], with_pieces: bool, body: range, first: bool
+) -> list[list[str]]:
+    """A block's rows as texts, one per column (the header row first in the first block)."""
+    columns = len(header) - (1 if with_pieces else 0)
+    extra = [""] if with_pieces else []
+    rows = [header] if first else []
+    for row in chart.rows[body.start : body.stop]:
+        texts = [row.label.get(lang)] + [cell_text(c, lang) for c in row.cells]
+        rows.append((texts + [""] * columns)[:columns] + extra)
+    return rows
 
 
 def _row_ops(game: GameData, table: _Table, index: int, y: float) -> list[Op]:
@@ -510,32 +616,21 @@ def part_identity(
     game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan
 ) -> tuple[object, ...]:
     """Everything that decides how draw_part draws a part, as plain values: the language, the
-    table's width and column widths, the title, the header row and the part's rows as laid
-    out (their lines and heights, shaded cells, terrain colour, pieces and their looks), the
-    footnotes it ends with. Two parts of the same identity are drawn the same (a row's place
-    in the whole chart does not count), so a part whose rows did not change can be reused."""
+    table's width and column widths, the title, the header row as laid out, the terrain
+    colours, the footnotes it ends with and a digest of its rows' looks (RowLooks: their
+    content and their pieces' looks, which with the column widths decide their lines and
+    heights). Two parts of the same identity are drawn the same (a row's place in the whole
+    chart does not count), so a part whose rows did not change can be reused; worked out
+    without going through the rows' texts (a long chart's parts are hundreds of rows)."""
     table = _table(game, chart, lang, width)
-    rows = [_row_identity(game, table, index) for index in (0, *(i + 1 for i in plan.body))]
+    looks = row_looks(game).looks(chart.rows[plan.body.start : plan.body.stop])
+    rows = hashlib.sha256(";".join(looks).encode("ascii")).hexdigest()
+    header = (table.grid.lines[0], table.grid.heights[0])
     notes = table.notes() if plan.notes else []
     widths = tuple(table.grid.widths)
-    return (lang, width, widths, table.swatch_room, table.with_pieces, plan.title, notes, rows)
-
-
-def _row_identity(game: GameData, table: _Table, index: int) -> tuple[object, ...]:
-    """What decides how grid row `index` (0 = the header) is drawn."""
-    lines, height = table.grid.lines[index], table.grid.heights[index]
-    if index == 0:
-        return (lines, height)
-    row = table.chart.rows[index - 1]
-    colour = table.terrain.get(row.terrain)
-    pieces = [(ref, _piece_identity(game, ref)) for ref in row.pieces] if table.with_pieces else []
-    return (lines, height, row.shaded, colour, pieces)
-
-
-def _piece_identity(game: GameData, ref: str) -> str | None:
-    """What decides how a piece reference is drawn (with the reference itself: its side)."""
-    unit = game.unit(ref.partition(":")[0])
-    return None if unit is None else unit_identity(game, unit)
+    terrain = sorted(table.terrain.items()) if table.swatch_room else []
+    shape = (table.swatch_room, table.with_pieces)
+    return (lang, width, widths, shape, plan.title, notes, header, terrain, rows)
 
 
 def chart_height_pt(drawing: Drawing, width_pt: float) -> float:

@@ -7,14 +7,15 @@ from __future__ import annotations
 import hashlib
 import marshal
 import zlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
 from compiler.backends.pdf import fonts as pdffonts
 from compiler.backends.pdf.syntax import Name, Raw, Ref, num, serialise
 from compiler.backends.pdf.syntax import name as pdf_name
+from compiler.backends.rendercache import digest_key
 from compiler.gcpause import no_cyclic_gc
 
 Box = tuple[float, float, float, float]
@@ -98,6 +99,77 @@ class FormRun:
             raise ValueError("not a cached form run") from err
 
 
+@dataclass(frozen=True, slots=True)
+class PageRun:
+    """A page as the objects it made (see PdfDocument.record_page): the object numbers it
+    started and ended at, the fonts reserved before it and by it (name, number), the forms it
+    defined (names, names as written, numbers), the forms of earlier pages it showed (name,
+    number), its objects (numbers, bodies), its page object's number and the text it set
+    (font name, characters)."""
+
+    start: int
+    end: int
+    fonts_before: tuple[tuple[str, int], ...]
+    fonts: tuple[tuple[str, int], ...]
+    names: tuple[str, ...]
+    tags: tuple[bytes, ...]
+    form_numbers: tuple[int, ...]
+    outside: tuple[tuple[str, int], ...]
+    numbers: tuple[int, ...]
+    bodies: tuple[bytes, ...]
+    page: int
+    chars: tuple[tuple[str, str], ...]
+
+    def encode(self) -> bytes:
+        """The run as cache bytes."""
+        return marshal.dumps(tuple(getattr(self, f.name) for f in fields(self)))
+
+    @classmethod
+    def decode(cls, data: bytes) -> PageRun:
+        """The inverse of encode; ValueError when the bytes are not an encoded page."""
+        try:
+            with no_cyclic_gc():
+                values = marshal.loads(data)
+            run = cls(*values)
+        except (EOFError, TypeError, ValueError) as err:
+            raise ValueError("not a cached page") from err
+        if len(run.numbers) != len(run.bodies) or len(run.names) != len(run.form_numbers):
+            raise ValueError("not a cached page")
+        return run
+
+
+def _shown_forms(content: Content, new: set[str]) -> list[tuple[str, Content]]:
+    """The forms some content shows, and those the forms in `new` show in turn (each once)."""
+    found: dict[str, Content] = {}
+    todo = list(content.nested)
+    while todo:
+        form_name, form, _box = todo.pop()
+        if form_name in found:
+            continue
+        found[form_name] = form
+        if form_name in new:
+            todo.extend(form.nested)
+    return list(found.items())
+
+
+def _nowhere(_key: str, _data: bytes) -> None:
+    """No cache to keep font programs in."""
+
+
+def _program(data: bytes | None) -> tuple[int, bytes] | None:
+    """A kept font program (length, compressed bytes); None when there is none or it is
+    damaged."""
+    if data is None:
+        return None
+    try:
+        length, packed = marshal.loads(data)
+    except (EOFError, TypeError, ValueError):
+        return None
+    if not isinstance(length, int) or not isinstance(packed, bytes):
+        return None
+    return length, packed
+
+
 class PdfDocument:
     """Objects numbered in the order they are made; fonts come last, once all text is known."""
 
@@ -113,6 +185,14 @@ class PdfDocument:
         self.resources: dict[tuple[str, ...], bytes] = {}
         self.boxes: dict[Box, bytes] = {}
         self.tags: dict[str, bytes] = {}
+        self.kept_fonts: Callable[[str], bytes | None] | None = None
+        """Font subset programs kept from earlier documents (a render cache's `get`), by a key
+        of the font, its glyphs and the renderers' fingerprint (the installed fonts' too);
+        `keep_font` keeps those made."""
+        self.keep_font: Callable[[str, bytes], None] = _nowhere
+        self.defined: list[str] = []
+        """The forms' and images' names in the order they were added (a page's own are the
+        last ones when it is recorded, see record_page)."""
         self.pages_ref = self._reserve()
 
     def _reserve(self) -> Ref:
@@ -181,6 +261,7 @@ class PdfDocument:
         )
         self.forms[name] = ref
         self.tags[name] = pdf_name(name)
+        self.defined.append(name)
 
     def font_numbers(self) -> tuple[tuple[str, int], ...]:
         """The object number of every font reserved so far, by name (part of what decides the
@@ -224,6 +305,7 @@ class PdfDocument:
         self.objects.update(zip(run.numbers, run.bodies, strict=True))
         self.forms.update(zip(run.names, map(Ref, run.numbers), strict=True))
         self.tags.update(zip(run.names, run.tags, strict=True))
+        self.defined.extend(run.names)
         self.next_number = run.end
 
     def add_image(
@@ -253,6 +335,7 @@ class PdfDocument:
             head["SMask"] = self._stream(self._reserve(), mask, alpha)
         self.forms[name] = self._stream(self._reserve(), head, rgb)
         self.tags[name] = pdf_name(name)
+        self.defined.append(name)
 
     def add_page(
         self,
@@ -280,15 +363,75 @@ class PdfDocument:
         }
         self.pages.append(self._put(self._reserve(), page))
 
+    def record_page(self, size: tuple[float, float], content: Content) -> PageRun:
+        """add_page (a page that shows no image) and what it made as a run, which
+        `replay_page` adds again to a document in the same state without the contents: a
+        large charts.pdf of which one page changed puts together the others' objects instead
+        of encoding them again."""
+        start, fonts, defined = self.next_number, self.font_numbers(), len(self.defined)
+        self.add_page(size, content)
+        names = tuple(self.defined[defined:])
+        numbers = tuple(self.forms[form_name].number for form_name in names)
+        new = set(names)
+        chars: dict[tuple[str, str], None] = dict.fromkeys(content.chars.items())
+        outside: dict[str, int] = {}
+        for form_name, form in _shown_forms(content, new):
+            if form_name in new:
+                chars.update(dict.fromkeys(form.chars.items()))
+            else:
+                outside[form_name] = self.forms[form_name].number
+        made = tuple(n for n in range(start, self.next_number) if n in self.objects)
+        return PageRun(
+            start,
+            self.next_number,
+            fonts,
+            tuple((f, r.number) for f, r in self.font_refs.items() if (f, r.number) not in fonts),
+            names,
+            tuple(self.tags[form_name] for form_name in names),
+            numbers,
+            tuple(sorted(outside.items())),
+            made,
+            tuple(self.objects[n] for n in made),
+            self.pages[-1].number,
+            tuple(chars),
+        )
+
+    def replay_page(self, run: PageRun) -> bool:
+        """Add again a page recorded by record_page, when this document is in the state it
+        was recorded in: the same next object number and fonts, none of the forms it defined
+        defined already, those it showed from earlier pages defined under the same numbers.
+        False (nothing added) otherwise."""
+        if run.start != self.next_number or run.fonts_before != self.font_numbers():
+            return False
+        if any(form_name in self.forms for form_name in run.names):
+            return False
+        for form_name, number in run.outside:
+            found = self.forms.get(form_name)
+            if found is None or found.number != number:
+                return False
+        for font_name, number in run.fonts:
+            self.font_refs[font_name] = Ref(number)
+        for font_name, chars in run.chars:
+            self.chars.setdefault(font_name, set()).add(chars)
+        self.objects.update(zip(run.numbers, run.bodies, strict=True))
+        self.forms.update(zip(run.names, map(Ref, run.form_numbers), strict=True))
+        self.tags.update(zip(run.names, run.tags, strict=True))
+        self.defined.extend(run.names)
+        self.pages.append(Ref(run.page))
+        self.next_number = run.end
+        return True
+
     # ---- fonts --------------------------------------------------------------------------------
 
-    def _embed_font(self, font: FontFile, ref: Ref, glyphs: dict[int, str], program: bytes) -> None:
-        """Type0 font over a CIDFontType2 subset (`program`, holding `glyphs`), with widths
-        and a ToUnicode map."""
+    def _embed_font(
+        self, font: FontFile, ref: Ref, glyphs: dict[int, str], program: tuple[int, bytes]
+    ) -> None:
+        """Type0 font over a CIDFontType2 subset (`program`: its length and its bytes
+        compressed, holding `glyphs`), with widths and a ToUnicode map."""
         gids = tuple(sorted(glyphs))
         base = f"{pdffonts.subset_tag(font, gids)}+{font.name}"
         face = metrics(font).face
-        file_ref = self._stream(self._reserve(), {"Length1": len(program)}, compress(program))
+        file_ref = self._stream(self._reserve(), {"Length1": program[0]}, program[1])
         descriptor = self._put(
             self._reserve(),
             {
@@ -331,6 +474,26 @@ class PdfDocument:
             },
         )
 
+    def _programs(
+        self, requests: list[tuple[FontFile, tuple[int, ...]]]
+    ) -> list[tuple[int, bytes]]:
+        """Each font's subset program for its glyph ids: its length and its bytes compressed,
+        read from `kept_fonts` when it has them (cutting a font file down and compressing it
+        is most of what writing a document that uses the same glyphs again costs)."""
+        if self.kept_fonts is None:
+            return [(len(p), compress(p)) for p in pdffonts.subsets(requests)]
+        found: list[tuple[int, bytes]] = []
+        for font, gids in requests:
+            glyphs = hashlib.sha256(repr(gids).encode()).hexdigest()
+            key = digest_key("pdf-font", font.name, glyphs)
+            program = _program(self.kept_fonts(key))
+            if program is None:
+                made = pdffonts.subsets([(font, gids)])[0]
+                program = (len(made), compress(made))
+                self.keep_font(key, marshal.dumps(program))
+            found.append(program)
+        return found
+
     # ---- output -------------------------------------------------------------------------------
 
     def write(self, info: Mapping[str, str]) -> bytes:
@@ -345,7 +508,7 @@ class PdfDocument:
             (font, tuple(sorted(glyphs)))
             for (font, _), glyphs in zip(used, glyph_maps, strict=True)
         ]
-        programs = pdffonts.subsets(requests)
+        programs = self._programs(requests)
         for (font, ref), glyphs, program in zip(used, glyph_maps, programs, strict=True):
             self._embed_font(font, ref, glyphs, program)
         self._put(
