@@ -84,7 +84,7 @@ def queue_faces(game: GameData, faces: FaceRenderer) -> None:
         _queue_units,
     )
 
-    _queue_units(game, faces)
+    _queue_units(game, faces, {})
     _queue_markers(game, faces)
     _queue_cards(game, faces)
     for deck in game.decks:

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from compiler.backends.art.identity import marker_identity, unit_identity
+from compiler.backends.pergame import PerGameMemo
 from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.encode import add_piece, join
@@ -80,6 +81,14 @@ class ModulePlan:
     """The CRC-32 of the images (`images/<name>`) whose checksum render_plan knows already."""
     piece_texts: PieceTexts = field(default_factory=PieceTexts)
     """Piece texts of the builds before (assemble gives the pack); none kept by default."""
+    unit_identities: dict[str, str] = field(default_factory=dict)
+    """Each unit's identity digest by its id, as render_plan worked them out (`identity`)."""
+
+    def identity(self, unit: Unit) -> str:
+        """`unit_identity` of a unit of the plan's game, looked up (once worked out, a
+        digest is looked up for every face, slot and placed piece of the unit)."""
+        found = self.unit_identities.get(unit.id)
+        return found if found is not None else unit_identity(self.game, unit)
 
     @property
     def next_gpid(self) -> int:
@@ -343,17 +352,46 @@ class SlotPiece(NamedTuple):
     gpid: int
 
 
+class PanelPieces(NamedTuple):
+    """A tray panel's pieces: the keys (with names) their slots' texts are kept by, worked
+    out without making the pieces (a panel kept whole needs only these), and how to make
+    the pieces."""
+
+    keys: list[tuple[tuple[object, ...], str]]
+    make: Callable[[], list[SlotPiece]]
+
+
+def _unit_slots(plan: ModulePlan, units: list[Unit]) -> PanelPieces:
+    """`unit_slot` of each unit, its keys worked out at once (the same keys)."""
+    images, gpids = plan.unit_images, plan.gpids
+    keys: list[tuple[tuple[object, ...], str]] = []
+    for unit in units:
+        found, gpid = images[unit.id], gpids[f"unit:{unit.id}"]
+        identity = plan.identity(unit)
+        keys.append((("slot", identity, found.front, found.back, found.steps, gpid), unit.name.en))
+    return PanelPieces(keys, lambda: [unit_slot(plan, unit) for unit in units])
+
+
+def _marker_slots(plan: ModulePlan, markers: list[Marker]) -> PanelPieces:
+    pieces = [marker_slot(plan, marker) for marker in markers]
+    return PanelPieces([(piece.key, piece.name) for piece in pieces], lambda: pieces)
+
+
 def _panel_slots(
-    plan: ModulePlan, panel: etree._Element, slots: SlotTexts | None, pieces: list[SlotPiece]
+    plan: ModulePlan,
+    panel: etree._Element,
+    slots: SlotTexts | None,
+    panel_pieces: Callable[[], PanelPieces],
 ) -> None:
     """A tray panel's PieceSlots. Written as text into `slots` when given: the panel's lines
     and menu commands are kept between builds whole (`plan.piece_texts`) by its slots' keys
     and names, so a panel none of whose pieces changed is one look-up (a warm build of 8,000
     counters looked every slot up on its own), and one that changed makes its texts again.
     Else nodes of the panel, each text made (or taken from `plan.piece_texts`)."""
+    found = panel_pieces()
     if slots is None:
         size = str(PIECE_SIZE)
-        for piece in pieces:
+        for piece in found.make():
             text = plan.piece_texts.text(piece.make, *piece.key)
             node(
                 panel,
@@ -366,14 +404,15 @@ def _panel_slots(
             )
         return
     held = slots.open(panel)
-    keys = [(piece.key, piece.name) for piece in pieces]
-    words, *lines = plan.piece_texts.lines(partial(_panel_lines, pieces), "panel", keys)
+    make = partial(_panel_lines, found.make)
+    words, *lines = plan.piece_texts.lines(make, "panel", found.keys)
     held.extend(lines)
     slots.texts.append(words)
 
 
-def _panel_lines(pieces: list[SlotPiece]) -> list[str]:
+def _panel_lines(make: Callable[[], list[SlotPiece]]) -> list[str]:
     """A panel's menu commands (one a line), then its slots as lxml writes them."""
+    pieces = make()
     texts = [piece.make() for piece in pieces]
     words = [word for word in PIECE_WORDS if any(word in text for text in texts)]
     lines = [slot_xml(text, p.name, p.gpid) for text, p in zip(texts, pieces, strict=True)]
@@ -433,7 +472,7 @@ def unit_slot(plan: ModulePlan, unit: Unit) -> SlotPiece:
             return add_piece(pc.block_traits(plan.game, unit, images, gpid=gpid))
         return add_piece(pc.counter_traits(plan.game, unit, images, gpid=gpid))
 
-    identity = unit_identity(plan.game, unit)
+    identity = plan.identity(unit)
     return SlotPiece(("slot", identity, *image_names(images), gpid), make, unit.name.en, gpid)
 
 
@@ -511,7 +550,7 @@ def _trays(
                 if formation
                 else _tool_joined(OTHER_UNITS, prefix),
             )
-            _panel_slots(plan, panel, slots, [unit_slot(plan, unit) for unit in members])
+            _panel_slots(plan, panel, slots, partial(_unit_slots, plan, members))
     if game.markers:
         _marker_tray(tabs, plan, texts, slots)
 
@@ -550,7 +589,7 @@ def _marker_tray(
             scale="1.0",
         )
         texts.attribute(panel, "entryName", _joined(set_.name, prefix=prefix))
-        _panel_slots(plan, panel, slots, [marker_slot(plan, marker) for marker in members])
+        _panel_slots(plan, panel, slots, partial(_marker_slots, plan, members))
 
 
 def _map(root: etree._Element, plan: ModulePlan, layout: MapLayout, texts: Translations) -> None:
@@ -743,8 +782,16 @@ def hand_map_name(side_name: str) -> str:
     return f"{side_name} hand"
 
 
-def deals(game: GameData) -> list[Deal]:
-    """Every starting-hand deal of the game's scenarios, scenarios with the same deal grouped."""
+def deals(game: GameData) -> tuple[Deal, ...]:
+    """Every starting-hand deal of the game's scenarios, scenarios with the same deal grouped
+    (worked out once per game: the build file and every set-up save ask)."""
+    return _DEALS.get(game, "deals", partial(_deals, game))
+
+
+_DEALS: PerGameMemo[str, tuple[Deal, ...]] = PerGameMemo()
+
+
+def _deals(game: GameData) -> tuple[Deal, ...]:
     with_hand = dict(hand_sides(game))
     grouped: dict[tuple[str, str, int], list[str]] = {}
     decks: dict[str, Deck] = {}
@@ -755,10 +802,10 @@ def deals(game: GameData) -> list[Deal]:
                 continue
             decks[deck.id] = deck
             grouped.setdefault((player.side, deck.id, player.hand), []).append(scenario.id)
-    return [
+    return tuple(
         Deal(side, decks[deck_id], count, tuple(ids))
         for (side, deck_id, count), ids in grouped.items()
-    ]
+    )
 
 
 def deal_key(side_id: str) -> str:

@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, cast
 
 from PIL import Image
 
@@ -63,7 +63,7 @@ from compiler.gcpause import no_cyclic_gc
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
-from compiler.model.units import PieceArt
+from compiler.model.units import PieceArt, Unit
 
 PIECE_SIZE = 64
 CARD_HEIGHT = 210
@@ -104,6 +104,13 @@ class LazyFiles(Mapping[str, bytes]):
         """A file of `size` bytes, read by `read` when asked for."""
         self._files.pop(name, None)
         self._later[name] = (size, read)
+
+    def put_all_later(self, files: dict[str, tuple[int, Read]]) -> None:
+        """`put_later` of each file (name -> size and how to read it) at once (a warm build
+        of 8,000 counters puts 12,860 faces)."""
+        for name in self._files.keys() & files.keys():
+            del self._files[name]
+        self._later.update(files)
 
     def put_from(self, name: str, source: Mapping[str, bytes], key: str) -> None:
         """The file `key` of `source` under `name`: read as `source` would read it, when it is
@@ -158,9 +165,8 @@ class ImageStore:
     def images(self) -> LazyFiles:
         """Every image as `images/<name>`; those only known by name, read when asked for."""
         out = LazyFiles({IMAGES + name: data for name, data in self.files.items()})
-        for name, (size, read) in self.later.items():
-            if name not in self.files:
-                out.put_later(IMAGES + name, size, read)
+        files = self.files
+        out.put_all_later({IMAGES + n: kept for n, kept in self.later.items() if n not in files})
         return out
 
     def add(self, image: Image.Image, prefix: str) -> str:
@@ -291,15 +297,16 @@ class FaceRenderer:
         """The name of the face of `key` when the build before named it and the cache holds
         an entry under `key` (not read here), stored to be read when needed; else None."""
         found = table.before.get(key)
-        if found is None or key in self.cache.memory or not self.cache.holds(key):
+        cache = self.cache
+        if found is None or key in cache.memory or not cache.holds(key):
             return None
         name, crc, size = found
-        if not name.startswith(f"{prefix}-"):
+        if not name.startswith(prefix) or name[len(prefix) : len(prefix) + 1] != "-":
             return None
         if name not in self.store.files:
-            self.store.later[name] = (size, partial(_read_face, self.cache, key, make, crc, size))
+            self.store.later[name] = (size, partial(_read_face, cache, key, make, crc, size))
         self.store.crcs[name] = crc
-        table.note(key, name, crc, size)
+        table.now[key] = found  # `note`, the same (name, CRC-32, size)
         return name
 
     def names_table(self) -> FaceNames:
@@ -403,38 +410,62 @@ def _read_names(path: Path) -> dict[str, tuple[str, int, int]]:
 
 
 def _queue_units(
-    game: GameData, faces: FaceRenderer
+    game: GameData, faces: FaceRenderer, identities: dict[str, str]
 ) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Queue every unit's faces; their keys by unit. Each unit's identity goes to
+    `identities` (the plan keeps them: its slots and placed pieces are keyed by them)."""
     keys: dict[str, tuple[str, str, tuple[str, ...]]] = {}
-    lang = faces.lang
+    lang, want = faces.lang, faces.want
     for unit in game.units:
-        identity = unit_identity(game, unit)
+        identity = identities[unit.id] = unit_identity(game, unit)
         unit_type = game.unit_type(unit.type)
-        owner = f"unit `{unit.id}`"
+        art = unit.art
         if unit_type is not None and unit_type.shape == "block":
+            if art is not None and (art.front or art.back):
+                keys[unit.id] = (*_block_faces(game, unit, faces, identity), ())
+                continue
             label = partial(block_drawing, game, unit, "label", lang)
             shown = partial(block_drawing, game, unit, "back", lang)
-            front = faces.face(
-                unit.art, "front", owner, partial(faces.want, "block", label, identity)
-            )
-            back = faces.face(
-                unit.art, "back", owner, partial(faces.want, "blockback", shown, identity)
-            )
-            keys[unit.id] = (front, back, ())
+            keys[unit.id] = (want("block", label, identity), want("blockback", shown, identity), ())
             continue
-        draw_front = partial(unit_drawing, game, unit, "front", lang)
-        front = faces.face(
-            unit.art, "front", owner, partial(faces.want, "unit", draw_front, identity)
-        )
-        back = ""
-        if unit.has_back:
-            draw_back = partial(unit_drawing, game, unit, "back", lang)
-            back = faces.face(
-                unit.art, "back", owner, partial(faces.want, "unit", draw_back, identity, "back")
-            )
+        if art is not None and (art.front or art.back):
+            front, back = _counter_faces(game, unit, faces, identity)
+        else:
+            front = want("unit", partial(unit_drawing, game, unit, "front", lang), identity)
+            back = ""
+            if unit.has_back:
+                draw_back = partial(unit_drawing, game, unit, "back", lang)
+                back = want("unit", draw_back, identity, "back")
         steps = tuple(faces.step(lost) for lost in range(1, unit.steps))
         keys[unit.id] = (front, back, steps)
     return keys
+
+
+def _block_faces(game: GameData, unit: Unit, faces: FaceRenderer, identity: str) -> tuple[str, str]:
+    """A block's label and back, either a picture of the data's art or drawn."""
+    lang, owner = faces.lang, f"unit `{unit.id}`"
+    label = partial(block_drawing, game, unit, "label", lang)
+    shown = partial(block_drawing, game, unit, "back", lang)
+    front = faces.face(unit.art, "front", owner, partial(faces.want, "block", label, identity))
+    back = faces.face(unit.art, "back", owner, partial(faces.want, "blockback", shown, identity))
+    return front, back
+
+
+def _counter_faces(
+    game: GameData, unit: Unit, faces: FaceRenderer, identity: str
+) -> tuple[str, str]:
+    """A counter's front and back (when it has one), either pictures of the data's art or
+    drawn."""
+    lang, owner = faces.lang, f"unit `{unit.id}`"
+    draw_front = partial(unit_drawing, game, unit, "front", lang)
+    front = faces.face(unit.art, "front", owner, partial(faces.want, "unit", draw_front, identity))
+    back = ""
+    if unit.has_back:
+        draw_back = partial(unit_drawing, game, unit, "back", lang)
+        back = faces.face(
+            unit.art, "back", owner, partial(faces.want, "unit", draw_back, identity, "back")
+        )
+    return front, back
 
 
 def _queue_markers(game: GameData, faces: FaceRenderer) -> dict[str, tuple[str, str]]:
@@ -566,7 +597,8 @@ def _render_plan(
         layouts[REINFORCEMENTS_MAP] = holding
     boards_drawn, boards_reused = cache.misses, cache.hits
     faces = FaceRenderer(game, store, cache, lang, images)
-    unit_keys = _queue_units(game, faces)
+    identities: dict[str, str] = {}
+    unit_keys = _queue_units(game, faces, identities)
     marker_keys = _queue_markers(game, faces)
     card_keys = _queue_cards(game, faces)
     back_keys = {
@@ -604,6 +636,7 @@ def _render_plan(
         holding_image,
     )
     plan.faces_drawn, plan.faces_reused = drawn, reused
+    plan.unit_identities = identities
     plan.charts = [(c.title, _store_chart(c, store, table)) for c in chart_images(game, lang)]
     plan.chart_names = [chart.name for chart in all_charts(game, lang)]
     plan.image_crcs = {f"images/{name}": crc for name, crc in store.crcs.items()}
@@ -688,12 +721,21 @@ PARALLEL_BYTES = 1 << 20  # below this, deflating in threads costs more than it 
 
 class ZipEntry(NamedTuple):
     """One entry's bytes as a zip holds them: the CRC-32 and size of its content, whether it is
-    deflated, and the (compressed) bytes. (A named tuple: thousands are made per build.)"""
+    deflated, and the (compressed) bytes. (A named tuple: thousands are made per build.)
+
+    An entry of the module before that lies there exactly as `_zip_parts` writes it (see
+    `_reusable_entries`) tells where: its local header at `at`, its data ending at `end`, its
+    central record at `record` up to `record_end`. Consecutive such entries are copied as one
+    range of bytes and their central records as one, their offsets shifted (`_zip_parts`)."""
 
     crc: int
     size: int
     deflated: bool
     data: bytes | memoryview  # a view into the module mapped before, for a copied entry
+    at: int = -1
+    end: int = 0
+    record: int = 0
+    record_end: int = 0
 
 
 def zip_entry(data: bytes, deflate: bool) -> ZipEntry:
@@ -730,36 +772,73 @@ def _reusable_entries(previous: Module) -> dict[str, ZipEntry]:
     count, size, offset = END.unpack_from(previous, at)[4:7]
     if offset + size != at:
         return out
+    try:
+        return _entries_listed(previous, bytes(previous[offset:at]), offset, count)
+    except struct.error:  # a record cut short: a damaged module
+        return {}
+
+
+def _entries_listed(
+    previous: Module, directory: bytes, offset: int, count: int
+) -> dict[str, ZipEntry]:
+    """The entries the central directory (at `offset`, read once: slices of bytes are cheaper
+    than of a mapping) lists; those whose headers are as `_zip_parts` writes them with where
+    they lie (`ZipEntry.at`). Raises struct.error on a record cut short."""
+    out: dict[str, ZipEntry] = {}
     view = memoryview(previous)
-    position = offset
+    unpack, position = RECORD.unpack_from, 0
     for _ in range(count):
-        if previous[position : position + 4] != b"PK\x01\x02":
+        (sign, versions, flags, method, time, date, crc, packed, size, name_length, extra,
+         comment, attributes, local) = unpack(directory, position)  # fmt: skip
+        record, name_at = position, position + RECORD.size
+        position = name_at + name_length + extra + comment
+        if sign != b"PK\x01\x02":
             return {}
-        fields = CENTRAL.unpack_from(previous, position)
-        flags, method, crc, packed, size, name_length = (fields[5], fields[6], *fields[9:13])
-        name_at = position + CENTRAL.size
-        position = name_at + name_length + fields[13] + fields[14]
         if flags & 0x1 or method not in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
             continue
         deflated = method == zipfile.ZIP_DEFLATED
         if not deflated and packed != size:
             continue
-        local = fields[-1]
-        if previous[local : local + 4] != b"PK\x03\x04":
+        raw = directory[name_at : name_at + name_length]
+        name = _entry_name(raw, flags)
+        header = previous[local : local + LOCAL.size + name_length]
+        if (
+            versions == VERSIONS
+            and attributes == ATTRIBUTES_FIELDS
+            and time == DOS_TIME
+            and date == DOS_DATE
+            and extra == comment == 0
+            and flags == (0 if raw.isascii() else 0x800)
+            and header == b"PK\x03\x04" + directory[record + 6 : record + 32] + raw
+        ):
+            data_at = local + len(header)
+            data = view[data_at : data_at + packed]
+            if len(data) == packed:
+                at, end = offset + record, offset + position
+                out[name] = ZipEntry(crc, size, deflated, data, local, data_at + packed, at, end)
+            continue
+        if header[:4] != b"PK\x03\x04":
             return {}
         data_at = local + LOCAL.size + sum(LOCAL_LENGTHS.unpack_from(previous, local + 26))
         data = view[data_at : data_at + packed]
         if len(data) == packed:
-            name = _entry_name(previous[name_at : name_at + name_length], flags)
             out[name] = ZipEntry(crc, size, deflated, data)
     return out
 
 
+RECORD = struct.Struct("<4s4s4H3L3H8sL")
+"""A central record (`CENTRAL`) read with its versions and its disk and attributes as bytes:
+those of every record `_zip_parts` writes are `VERSIONS` and `ATTRIBUTES_FIELDS`."""
+VERSIONS = b"\x14\x03\x14\x00"
+"""Made by version 2.0 on Unix, version 2.0 needed."""
+
+
 def _entry_name(raw: bytes, flags: int) -> str:
     """An entry's name: UTF-8 when its flag says so, else CP437 (ASCII, the usual, decoded as
-    such: the same text, quicker)."""
+    such: the same text, quicker). Flagged bytes that are not UTF-8 (a damaged module) give
+    a name no file has (surrogate escapes), not an error."""
     if flags & 0x800:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8", "surrogateescape")
     return raw.decode("ascii") if raw.isascii() else raw.decode("cp437")
 
 
@@ -788,27 +867,50 @@ def zip_bytes(
 def _zip_entries(
     files: Mapping[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]
 ) -> list[tuple[str, ZipEntry]]:
-    """Every file as its zip entry, in name order (see `zip_bytes`)."""
+    """Every file as its zip entry, in name order (see `zip_bytes`). An image whose CRC-32
+    is known and whose entry before has its size and checksum is taken as it is, in the
+    loop's first test (most of a warm build's entries)."""
     names = sorted(files)
-    entries: dict[str, ZipEntry] = {}
-    todo: list[str] = []
+    size_of = files.size if isinstance(files, LazyFiles) else partial(_length, files)
+    entries: list[tuple[str, ZipEntry]] = []
+    todo: dict[str, int] = {}
     for name in names:
-        size, crc, old = file_size(files, name), crcs.get(name), reuse.get(name)
-        if is_stored(name):
-            if old is not None and _same_image(name, size, crc, old, False):
-                entries[name] = old
+        old, crc = reuse.get(name), crcs.get(name)
+        if old is not None and old.crc == crc and name.startswith(IMAGES):
+            if old.deflated != is_stored(name) and old.size == size_of(name):
+                entries.append((name, old))
                 continue
-            data = files[name]
-            entries[name] = (
-                zip_entry(data, False) if crc is None else ZipEntry(crc, size, False, data)
-            )
-            continue
-        if old is not None and _same_content(name, files, size, old, crc):
-            entries[name] = old
-            continue
-        todo.append(name)
-    entries.update(_deflate_all({name: files[name] for name in todo}))
-    return [(name, entries[name]) for name in names]
+        entry = _entry_of(files, name, size_of(name), crc, old)
+        if entry is None:
+            todo[name] = len(entries)
+            entry = NOT_YET
+        entries.append((name, entry))
+    for name, made in _deflate_all({name: files[name] for name in todo}).items():
+        entries[todo[name]] = (name, made)
+    return entries
+
+
+NOT_YET = ZipEntry(0, 0, False, b"")
+"""The place of an entry deflated once the others are known (`_zip_entries`)."""
+
+
+def _length(files: Mapping[str, bytes], name: str) -> int:
+    return len(files[name])
+
+
+def _entry_of(
+    files: Mapping[str, bytes], name: str, size: int, crc: int | None, old: ZipEntry | None
+) -> ZipEntry | None:
+    """The entry of the file `name`: the one before when it holds the same (`_same_image`,
+    `_same_content`), else a stored one; None for a file to deflate."""
+    if is_stored(name):
+        if old is not None and _same_image(name, size, crc, old, False):
+            return old
+        data = files[name]
+        return zip_entry(data, False) if crc is None else ZipEntry(crc, size, False, data)
+    if old is not None and _same_content(name, files, size, old, crc):
+        return old
+    return None
 
 
 def _same_image(name: str, size: int, crc: int | None, old: ZipEntry, deflated: bool) -> bool:
@@ -875,6 +977,8 @@ END = struct.Struct("<4s4H2LH")
 LOCAL_LENGTHS = struct.Struct("<2H")
 """A local header's name and extra field lengths (at its byte 26)."""
 ATTRIBUTES = 0o644 << 16
+ATTRIBUTES_FIELDS = struct.pack("<2HL", 0, 0, ATTRIBUTES)
+"""The disk, internal and external attributes of every central record `_zip_parts` writes."""
 
 
 def _write_zip(entries: list[tuple[str, ZipEntry]]) -> bytes:
@@ -886,32 +990,105 @@ def _zip_parts(entries: list[tuple[str, ZipEntry]]) -> list[bytes | memoryview]:
     """The zip file zipfile writes for these entries (version 2.0, made on Unix, mode 644, no
     extra fields, UTF-8 flag on non-ASCII names), in one pass: its pieces in order (headers,
     names, the entries' bytes as they are given: a copied entry's is a view into the module
-    before, written out without being copied first)."""
+    before, written out without being copied first). Entries that lay one after another in
+    the module before, as written here (`ZipEntry.at`), go as one range of it (a warm build's
+    module is mostly such runs), and their central records as one, their offsets shifted."""
     parts: list[bytes | memoryview] = []
-    central: list[bytes] = []
-    offset = 0
-    for name, entry in entries:
-        encoded = name.encode("ascii") if name.isascii() else name.encode("utf-8")
-        flags = 0 if name.isascii() else 0x800
-        method = zipfile.ZIP_DEFLATED if entry.deflated else zipfile.ZIP_STORED
-        size = len(entry.data)
-        if size > ZIP64_LIMIT or entry.size > ZIP64_LIMIT or offset > ZIP64_LIMIT:
+    central: list[Buffer] = []
+    offset = at = 0
+    while at < len(entries):
+        name, entry = entries[at]
+        if offset > ZIP64_LIMIT:
             raise ValueError(f"{name}: zip entries over 2 GB are not written")
-        common = (flags, method, DOS_TIME, DOS_DATE, entry.crc, size, entry.size)
-        local = LOCAL.pack(b"PK\x03\x04", 20, 0, *common, len(encoded), 0)
-        parts += [local, encoded, entry.data]
-        central += [
-            CENTRAL.pack(
-                b"PK\x01\x02", 20, 3, 20, 0, *common, len(encoded), 0, 0, 0, 0, ATTRIBUTES, offset
-            ),
-            encoded,
-        ]
-        offset += len(local) + len(encoded) + size
+        stop = _run_end(entries, at)
+        if stop > at:
+            offset = _copy_run(parts, central, offset, [e for _, e in entries[at:stop]])
+            at = stop
+            continue
+        offset = _write_entry(parts, central, offset, name, entry)
+        at += 1
     directory = b"".join(central)
     if len(entries) > 0xFFFF or offset > ZIP64_LIMIT:
         raise ValueError("more than 65,535 entries or 2 GB: zip64 is not written")
     end = END.pack(b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), offset, 0)
     return [*parts, directory, end]
+
+
+def _run_end(entries: list[tuple[str, ZipEntry]], start: int) -> int:
+    """Where the run of entries copied as they lie from the same module that starts at
+    `start` ends (`start` itself when the entry there is not one of those)."""
+    first = entries[start][1]
+    data = first.data
+    if first.at < 0 or not isinstance(data, memoryview):
+        return start
+    source, end, record_end = data.obj, first.end, first.record_end
+    for stop in range(start + 1, len(entries)):
+        entry = entries[stop][1]
+        data = entry.data
+        if entry.at != end or entry.record != record_end:
+            return stop
+        if not isinstance(data, memoryview) or data.obj is not source:
+            return stop
+        end, record_end = entry.end, entry.record_end
+    return len(entries)
+
+
+def _copy_run(
+    parts: list[bytes | memoryview], central: list[Buffer], offset: int, run: list[ZipEntry]
+) -> int:
+    """A run of entries (`_run_end`) into `parts` as one range of the module they lie in,
+    their central records into `central` as one, each record's offset shifted to where the
+    run lies now; the offset after the run."""
+    first, last = run[0], run[-1]
+    assert isinstance(first.data, memoryview)
+    source = memoryview(cast(Module, first.data.obj))
+    parts.append(source[first.at : last.end])
+    records = source[first.record : last.record_end]
+    shift = offset - first.at
+    if last.at + shift > ZIP64_LIMIT:
+        raise ValueError("more than 2 GB: zip64 is not written")
+    if not shift:
+        central.append(records)
+        return offset + last.end - first.at
+    shifted, base, pack = bytearray(records), first.record - OFFSET_AT, OFFSET.pack_into
+    for entry in run:
+        pack(shifted, entry.record - base, entry.at + shift)
+    central.append(shifted)
+    return offset + last.end - first.at
+
+
+def _write_entry(
+    parts: list[bytes | memoryview],
+    central: list[Buffer],
+    offset: int,
+    name: str,
+    entry: ZipEntry,
+) -> int:
+    """One entry's local header, name and bytes into `parts`, its central record into
+    `central`; the offset after it."""
+    encoded = name.encode("ascii") if name.isascii() else name.encode("utf-8")
+    flags = 0 if name.isascii() else 0x800
+    method = zipfile.ZIP_DEFLATED if entry.deflated else zipfile.ZIP_STORED
+    size = len(entry.data)
+    if size > ZIP64_LIMIT or entry.size > ZIP64_LIMIT:
+        raise ValueError(f"{name}: zip entries over 2 GB are not written")
+    common = (flags, method, DOS_TIME, DOS_DATE, entry.crc, size, entry.size)
+    local = LOCAL.pack(b"PK\x03\x04", 20, 0, *common, len(encoded), 0)
+    parts += [local, encoded, entry.data]
+    central += [
+        CENTRAL.pack(
+            b"PK\x01\x02", 20, 3, 20, 0, *common, len(encoded), 0, 0, 0, 0, ATTRIBUTES, offset
+        ),
+        encoded,
+    ]
+    return offset + len(local) + len(encoded) + size
+
+
+Buffer = bytes | bytearray | memoryview
+"""A piece of the zip's central directory (joined once)."""
+OFFSET = struct.Struct("<L")
+OFFSET_AT = CENTRAL.size - OFFSET.size
+"""Where a central record holds its local header's offset."""
 
 
 ZIP64_LIMIT = (1 << 31) - 1

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from compiler.backends.art.identity import marker_identity, unit_identity
+from compiler.backends.art.identity import marker_identity
 from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.buildfile import (
@@ -188,18 +188,20 @@ def _saved_piece(
     plan: ModulePlan, placement: Placement, at: tuple[str, int, int], piece_id: str
 ) -> SavedPiece:
     """The AddPiece command of one placed piece, prototypes expanded, keyed by the piece's
-    record, images, gpid, face, what it carries, place and id."""
-    text = carried_text(placement)
+    record, images, gpid, face, what it carries, place and id. What it carries is in the key
+    as the values (their repr tells apart what their JSON does: the same insertion order, the
+    types shown), made into its text only when the piece is made."""
+    values = carried(placement)
 
     def make() -> str:
         traits = pc.expand_prototypes(
             plan.game, piece_traits(plan, placement, at), plan.prototype_table
         )
-        traits[-1] = _with_carried(traits[-1], text)
+        traits[-1] = _with_carried(traits[-1], _JSON.encode(values) if values else "")
         return enc.add_piece(traits, piece_id)
 
     record = _record_key(plan, placement)
-    return SavedPiece(("saved", *record, placement.face, text, at, piece_id), make)
+    return SavedPiece(("saved", *record, placement.face, values, at, piece_id), make)
 
 
 def _record_key(plan: ModulePlan, placement: Placement) -> tuple[object, ...]:
@@ -212,7 +214,7 @@ def _record_key(plan: ModulePlan, placement: Placement) -> tuple[object, ...]:
     unit = placement.unit
     assert unit is not None
     images, gpid = plan.unit_images[unit.id], plan.gpids[f"unit:{unit.id}"]
-    return "unit", unit_identity(plan.game, unit), *image_names(images), gpid
+    return "unit", plan.identity(unit), *image_names(images), gpid
 
 
 def _deck_commands(plan: ModulePlan, scenario: Scenario) -> list[str]:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from lxml import etree
 
@@ -71,7 +72,14 @@ Localized = Callable[[str], str]
 
 def data_text(text: Text) -> Localized:
     """The data's own text in a language, never another language's."""
-    return lambda lang: {"en": text.en, "ja": text.ja}.get(lang, "")
+    return partial(_own_text, text)
+
+
+def _own_text(text: Text, lang: str) -> str:
+    """`data_text`'s text (no mapping made per call: a module asks it of every unit)."""
+    if lang == "ja":
+        return text.ja
+    return text.en if lang == "en" else ""
 
 
 def tool_text(english: str) -> Localized:
@@ -156,9 +164,26 @@ def add_translations(root: etree._Element, texts: Translations) -> dict[str, byt
 def properties(entries: dict[str, str]) -> bytes:
     """A Java .properties file (ISO-8859-1 with \\uXXXX escapes, as `Properties.store`
     writes), keys sorted: Properties.load and PropertyResourceBundle read it alike."""
+    found = sorted(entries.items())
+    keys = _escaped_all([key for key, _ in found], True)
+    values = _escaped_all([value for _, value in found], False)
     lines = ["# countermix: the module's translation (VASSAL.i18n.Translation)"]
-    lines += [f"{_escape(k, True)}={_escape(v, False)}" for k, v in sorted(entries.items())]
+    lines += [f"{key}={value}" for key, value in zip(keys, values, strict=True)]
     return ("\n".join(lines) + "\n").encode("ascii")
+
+
+def _escaped_all(texts: list[str], is_key: bool) -> list[str]:
+    """`_escape` of each text, in one `translate` of them all (a module of 8,000 counters
+    has 14,000 texts to escape): joined by NUL, escaped as `\\u0000`, which nothing else
+    escapes to when no text holds a backslash (every backslash then starts an escape) or a
+    NUL; else each text on its own."""
+    joined = "\x00".join(texts)
+    if "\\" in joined or joined.count("\x00") != max(len(texts) - 1, 0):
+        return [_escape(text, is_key) for text in texts]
+    out = joined.translate(_ESCAPED).split(_ESCAPED_NUL) if texts else []
+    if is_key:
+        return [text.replace(" ", "\\ ") for text in out]
+    return ["\\" + text if text.startswith(" ") else text for text in out]
 
 
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f"}
@@ -185,6 +210,7 @@ class _Escaped(dict[int, str]):
 
 
 _ESCAPED = _Escaped()
+_ESCAPED_NUL = "\\u0000"
 _PLAIN = re.compile(r"[!-~]+(?: [!-~]+)*")
 """Printable ASCII words with single spaces between them: with none of `\\=:#!` in it and
 (in a key) no space, a text no character of which is escaped."""
