@@ -4,7 +4,12 @@ read."""
 
 from __future__ import annotations
 
+import contextlib
 import marshal
+import os
+import signal
+import subprocess
+import sys
 import zlib
 from array import array
 from collections.abc import Callable
@@ -197,3 +202,47 @@ def test_an_index_read_against_another_pack_is_an_empty_cache(tmp_path: Path) ->
     cache._rewrite([])  # the same entry, at the same place, in a pack of another name
     index.write_bytes(old_index)
     assert RenderCache(pack).index == {}
+
+
+WORKERS_OF_A_KILLED_BUILD = """
+import os, time
+from compiler.backends.rendercache import parallel_map
+
+def job() -> bytes:
+    os.write(1, b"job\\n")  # one write: the workers' lines do not mix
+    time.sleep(300)
+    return b"drawn"
+
+print("drawing", flush=True)
+parallel_map([job] * 4, minimum=1)
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+    reason="workers end with their parent on Linux; one core draws in process",
+)
+def test_the_workers_of_a_killed_build_end_with_it_silently() -> None:
+    """A build killed (SIGKILL) while its workers draw: the workers end with it, and none
+    prints a traceback about the pipe to a parent that is gone (they used to finish their
+    jobs, then print one each). Their stderr is the parent's pipe: it ends when the last of
+    them has; a worker still drawing holds it open (300 s), and the wait times out."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", WORKERS_OF_A_KILLED_BUILD],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    workers: list[str] = []
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"drawing\n"
+        assert process.stdout.readline() == process.stdout.readline() == b"job\n"  # 2 drawing
+        workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        process.kill()
+        _, err = process.communicate(timeout=60)
+        assert err == b""
+    finally:
+        process.kill()
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)

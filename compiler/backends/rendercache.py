@@ -511,10 +511,30 @@ def _run(index: int) -> bytes:
     return _JOBS[index]()
 
 
-def _leave_ctrl_c() -> None:
+PR_SET_PDEATHSIG = 1
+
+
+def _leave_ctrl_c(parent: int) -> None:
     """In a worker: Ctrl-C is the parent's to handle (it ends the pool); a worker prints no
-    traceback of its own."""
+    traceback of its own. And it ends with its parent: a build killed (SIGKILL) while its
+    workers drew left them to finish their jobs and print a traceback each about the broken
+    pipe to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """Ask Linux to kill this process when its parent dies (elsewhere nothing is done); end now
+    when the parent is gone already."""
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (AttributeError, OSError):
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def parallel_map(jobs: Sequence[Callable[[], bytes]], minimum: int = 64) -> list[bytes]:
@@ -525,7 +545,10 @@ def parallel_map(jobs: Sequence[Callable[[], bytes]], minimum: int = 64) -> list
     global _JOBS
     _JOBS = list(jobs)
     try:
-        with multiprocessing.get_context("fork").Pool(cores, initializer=_leave_ctrl_c) as pool:
+        pool = multiprocessing.get_context("fork").Pool(
+            cores, initializer=_leave_ctrl_c, initargs=(os.getpid(),)
+        )
+        with pool:
             return pool.map(_run, range(len(jobs)), chunksize=max(1, len(jobs) // (cores * 8)))
     finally:
         _JOBS = []
