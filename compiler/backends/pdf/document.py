@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -298,15 +298,32 @@ class PdfDocument:
         """Add again the forms of a run recorded in a document in this state (the same next
         object number and fonts), as record_forms added them."""
         assert run.start == self.next_number
-        for font_name, number in run.fonts:
-            self.font_refs[font_name] = Ref(number)
-        for font_name, chars in run.chars:
-            self.chars.setdefault(font_name, set()).add(chars)
-        self.objects.update(zip(run.numbers, run.bodies, strict=True))
-        self.forms.update(zip(run.names, map(Ref, run.numbers), strict=True))
-        self.tags.update(zip(run.names, run.tags, strict=True))
-        self.defined.extend(run.names)
+        self._replay(run.fonts, run.chars, run.numbers, run.bodies)
+        self._replay_names(run.names, run.numbers, run.tags)
         self.next_number = run.end
+
+    def _replay(
+        self,
+        fonts: Iterable[tuple[str, int]],
+        chars: Iterable[tuple[str, str]],
+        numbers: Iterable[int],
+        bodies: Iterable[bytes],
+    ) -> None:
+        """Add again what a recorded run added: its font references, the characters it set
+        and its objects."""
+        for font_name, number in fonts:
+            self.font_refs[font_name] = Ref(number)
+        for font_name, text in chars:
+            self.chars.setdefault(font_name, set()).add(text)
+        self.objects.update(zip(numbers, bodies, strict=True))
+
+    def _replay_names(
+        self, names: Sequence[str], numbers: Iterable[int], tags: Iterable[bytes]
+    ) -> None:
+        """Add again the forms a recorded run defined, with their objects' numbers."""
+        self.forms.update(zip(names, map(Ref, numbers), strict=True))
+        self.tags.update(zip(names, tags, strict=True))
+        self.defined.extend(names)
 
     def add_image(
         self, name: str, size: tuple[int, int], rgb: bytes, alpha: bytes | None = None
@@ -409,14 +426,8 @@ class PdfDocument:
             found = self.forms.get(form_name)
             if found is None or found.number != number:
                 return False
-        for font_name, number in run.fonts:
-            self.font_refs[font_name] = Ref(number)
-        for font_name, chars in run.chars:
-            self.chars.setdefault(font_name, set()).add(chars)
-        self.objects.update(zip(run.numbers, run.bodies, strict=True))
-        self.forms.update(zip(run.names, map(Ref, run.form_numbers), strict=True))
-        self.tags.update(zip(run.names, run.tags, strict=True))
-        self.defined.extend(run.names)
+        self._replay(run.fonts, run.chars, run.numbers, run.bodies)
+        self._replay_names(run.names, run.form_numbers, run.tags)
         self.pages.append(Ref(run.page))
         self.next_number = run.end
         return True
