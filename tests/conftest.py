@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler.diagnostics import Finding
+from compiler.load import keptread
 from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
@@ -116,3 +117,17 @@ def every_field(value: object) -> object:
     if isinstance(value, Mapping):
         return tuple((key, every_field(item)) for key, item in value.items())
     return value
+
+
+@pytest.fixture
+def item_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The first line of every list item read from its text (not read back) since a clear."""
+    seen: list[int] = []
+    real = keptread._read_item
+
+    def spy(path: str, section: str, line: int, text: str) -> object:
+        seen.append(line)
+        return real(path, section, line, text)
+
+    monkeypatch.setattr(keptread, "_read_item", spy)
+    return seen

@@ -33,20 +33,6 @@ def units_text(lines: list[str]) -> str:
 
 
 @pytest.fixture
-def item_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The first line of every item read from its text (not read back)."""
-    seen: list[int] = []
-    real = keptread._read_item
-
-    def spy(path: str, section: str, line: int, text: str) -> object:
-        seen.append(line)
-        return real(path, section, line, text)
-
-    monkeypatch.setattr(keptread, "_read_item", spy)
-    return seen
-
-
-@pytest.fixture
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many kept pickles were read back (one per run)."""
     counted: list[int] = []

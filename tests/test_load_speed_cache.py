@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from compiler.load import keptread
 from compiler.load.game import load_game, read_file
 from compiler.load.keptread import KEY_SIZE, KeptRecords, kept_path
 from compiler.load.records import pickled, unpickled
@@ -26,20 +25,6 @@ from compiler.resources import shipped_layout_files
 from tests.conftest import DATA, SOURCES, every_field
 
 GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
-
-
-@pytest.fixture
-def item_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The first line of every list item read from its text (not read back) since a clear."""
-    seen: list[int] = []
-    real = keptread._read_item
-
-    def spy(path: str, section: str, line: int, text: str) -> object:
-        seen.append(line)
-        return real(path, section, line, text)
-
-    monkeypatch.setattr(keptread, "_read_item", spy)
-    return seen
 
 
 def cache_folder(tmp_path: Path) -> Path:
