@@ -68,16 +68,6 @@ def read_only(mapping: dict[str, object]) -> Mapping[str, object]:
     return MappingProxyType(mapping)
 
 
-def record(cls: type, values: tuple[object, ...]) -> object:
-    """A model record of class `cls` with its fields' `values` (in field order), made as
-    unpickling a dataclass makes it (no __init__). Records kept by an older loader name this;
-    this one names each class's own maker (see _makers)."""
-    maker = _makers().get(cls)
-    if maker is None:
-        raise pickle.UnpicklingError(f"{cls!r} is not a model record")
-    return maker(*values)
-
-
 def _reduce_record(made: object) -> Reduction:
     cls: type = type(made)
     return _makers()[cls], tuple(_shared(getattr(made, name)) for name in _field_names(cls))
@@ -219,8 +209,8 @@ class _RecordUnpickler(pickle.Unpickler):
                 found: object = super().find_class(module, name)
                 if isinstance(found, type):
                     return found
-            if module == __name__ and name in ("read_only", "record"):
-                return read_only if name == "read_only" else record
+            if module == __name__ and name == "read_only":
+                return read_only
         maker = _maker_named(name) if module == __name__ else None
         if maker is not None:
             return maker
