@@ -714,15 +714,8 @@ def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
 
 def _placed_looks(game: GameData, scenario: Scenario) -> list[str]:
     """The identities of the units and markers the scenario places (set up, then arriving,
-    then the markers): the pieces of its view (rules.context.scenario_view), read from its
-    entries without making the view's placements."""
-    units = [
-        uid
-        for entry in scenario.setup
-        for uid in ([entry.unit] if entry.unit else []) + list(entry.units)
-    ]
-    units += [uid for arrival in scenario.reinforcements for uid in arrival.units]
-    looks = [unit_identity(game, unit) for uid in units if (unit := game.unit(uid)) is not None]
-    markers = (game.markers.get(entry.marker) for entry in scenario.setup if entry.marker)
-    looks += [marker_identity(game, marker) for marker in markers if marker is not None]
-    return looks
+    then the markers), from its view (rules.context.scenario_view: worked out once per game,
+    validation has made it)."""
+    view = scenario_view(game, scenario)
+    looks = [unit_identity(game, p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
+    return looks + [marker_identity(game, p.marker) for p in view.setup if p.marker is not None]
