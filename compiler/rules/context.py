@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
+from compiler.backends.pergame import PerGameMemo
 from compiler.diagnostics import Location
 from compiler.model.constraints import Selector
 from compiler.model.gamedata import GameData, Place
@@ -75,22 +76,16 @@ def scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
     game asked about (by identity; the game and its scenarios are immutable): the rules and
     several back ends (set-up pictures, saved games) ask for the same scenarios, each view
     thousands of placements at 8,000 counters. A view is read, never changed, by its users."""
-    views = _views_of(game)
+    views = _VIEWS.of(game)
     found = views.get(scenario.id)
     if found is None or found.scenario is not scenario:
         found = views[scenario.id] = _scenario_view(game, scenario)
     return found
 
 
-_LAST_VIEWS: list[tuple[GameData, dict[str, ScenarioView]]] = []
-"""The last game asked about and its scenarios' views (one game: the memo keeps no old game
-alive in a long `build --watch`)."""
-
-
-def _views_of(game: GameData) -> dict[str, ScenarioView]:
-    if not _LAST_VIEWS or _LAST_VIEWS[0][0] is not game:
-        _LAST_VIEWS[:] = [(game, {})]
-    return _LAST_VIEWS[0][1]
+_VIEWS: PerGameMemo[str, ScenarioView] = PerGameMemo()
+"""The views of the last game's scenarios (one game: no old game is kept alive in a long
+`build --watch`)."""
 
 
 def _scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
