@@ -1,0 +1,87 @@
+"""The shared player-aids template comes compiled ahead of time (compiler.load.aidscode): a
+process does not parse and generate it with Jinja2 again, the compiled code is the one Jinja2
+makes of the shipped template now, it renders what `from_string` renders, and another template
+(or another Jinja2) is compiled as before."""
+
+from __future__ import annotations
+
+import hashlib
+
+import jinja2
+import pytest
+
+from compiler.load import aids, aidscode
+from compiler.load.game import load_game
+from compiler.model.gamedata import GameData
+from compiler.resources import PLAYER_AIDS, template
+from tests.conftest import SOURCES
+
+SHIPPED = template(PLAYER_AIDS).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def generated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources Jinja2 parses and generates code for, from now on."""
+    seen: list[str] = []
+    real = jinja2.Environment._parse
+
+    def spy(self: jinja2.Environment, source: str, *args: object, **kwargs: object) -> object:
+        seen.append(source)
+        return real(self, source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jinja2.Environment, "_parse", spy)
+    return seen
+
+
+def loaded(name: str) -> GameData:
+    data = load_game(SOURCES / name).game
+    assert data is not None
+    return data
+
+
+def test_the_shipped_code_is_the_shipped_templates() -> None:
+    assert aidscode.SOURCE == hashlib.sha256(SHIPPED.encode("utf-8")).hexdigest(), (
+        "compiler/load/aidscode.py is stale: run `python -m scripts.update_aids_code`"
+    )
+    if aidscode.JINJA2 != jinja2.__version__:
+        pytest.skip(f"compiled with Jinja2 {aidscode.JINJA2}, this is {jinja2.__version__}")
+    assert aidscode.CODE == aids._environment().compile(SHIPPED, raw=True), (
+        "compiler/load/aidscode.py is stale: run `python -m scripts.update_aids_code`"
+    )
+
+
+def test_the_shipped_template_is_not_compiled_again(generated: list[str]) -> None:
+    aids._shared_template.__wrapped__(SHIPPED)
+    assert generated == []
+
+
+@pytest.mark.parametrize("name", ["napoleon", "gcacw"])
+def test_the_shipped_code_renders_what_from_string_renders(name: str) -> None:
+    game = loaded(name)
+    names = aids._names(game)
+    compiled = aids._render(aids._shared_template.__wrapped__(SHIPPED), names)
+    assert compiled == aids._render(aids._environment().from_string(SHIPPED), names)
+
+
+def test_another_template_is_compiled(generated: list[str]) -> None:
+    changed = SHIPPED.replace("\ncharts:\n", "\ncharts:  # changed\n", 1)
+    assert changed != SHIPPED
+    made = aids._shared_template.__wrapped__(changed)
+    assert generated == [changed]
+    game = loaded("napoleon")
+    rendered = aids._render(made, aids._names(game))
+    assert "charts:  # changed" in rendered
+
+
+def test_another_jinja2_compiles_the_template(
+    generated: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(aidscode, "JINJA2", "0.0.0")
+    aids._shared_template.__wrapped__(SHIPPED)
+    assert generated == [SHIPPED]
+
+
+def test_a_syntax_error_is_found_in_another_template() -> None:
+    broken = SHIPPED + "{% if %}"
+    with pytest.raises(jinja2.TemplateSyntaxError):
+        aids._shared_template.__wrapped__(broken)
