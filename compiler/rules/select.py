@@ -130,6 +130,11 @@ def place_attr(game: GameData, place: Place, name: str) -> Any:
 
 def _norm(value: Any) -> tuple[str, Any]:
     """Selector comparison key: numbers compare as numbers, booleans as booleans, else text."""
+    kind = type(value)
+    if kind is str:  # most values a selector reads: tested by type first, without isinstance
+        return ("s", value)
+    if kind is int or kind is float:
+        return ("n", float(value))
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, int | float):
@@ -149,11 +154,20 @@ class _Test:
     def ok(self, actual: Any) -> bool:
         if actual is MISSING:
             return bool(self.reject)
-        if isinstance(actual, Collection) and not isinstance(actual, str):
+        if (
+            type(actual) not in _SCALARS
+            and isinstance(actual, Collection)
+            and not isinstance(actual, str)
+        ):
             keys = {_norm(a) for a in actual}
             return bool(self.accept & keys) or bool(self.reject and not self.reject & keys)
         key = _norm(actual)
         return key in self.accept or bool(self.reject and key not in self.reject)
+
+
+_SCALARS = frozenset({str, int, float, bool})
+"""The types of most values a selector reads: none a collection of values (a string is one
+value), told apart without the ABC check that `isinstance(..., Collection)` makes."""
 
 
 def _compile_entry(name: str, wanted: Any) -> _Test:

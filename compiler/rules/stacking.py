@@ -8,6 +8,7 @@ from functools import partial
 from compiler.diagnostics import Finding, Related
 from compiler.model.constraints import Cap, MixedSides, SetupZone, Stacking
 from compiler.rules.base import (
+    Bound,
     GroupScope,
     ParamError,
     RecordScope,
@@ -15,6 +16,7 @@ from compiler.rules.base import (
     bound,
     finding,
     fmt,
+    is_constant,
     param_finding,
     views,
 )
@@ -50,20 +52,35 @@ def check_stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
 
 
 def _stacking(ctx: Context, c: Stacking) -> Iterator[Finding]:
+    constant = [is_constant(cap.max) for cap in c.caps]
+    limits: dict[tuple[int, str], Bound | None] = {}
     for view in views(ctx, c):
+        title = view.scenario.title
         for pieces in view.by_location().values():
             if not ctx.place_matches(c.locations, pieces[0].place):
                 continue
             counted = [p for p in pieces if ctx.piece_matches(c.where, p)]
-            for cap in c.caps:
-                yield from _cap(ctx, c, cap, counted, view.scenario.title)
+            for index, cap in enumerate(c.caps):
+                if not constant[index]:
+                    limit = _group_bound(ctx, cap, counted, title)
+                elif (index, title) in limits:
+                    limit = limits[index, title]
+                else:
+                    limit = limits[index, title] = bound(ctx, cap.max, title, group=True)
+                yield from _cap(ctx, c, cap, counted, limit)
+
+
+def _group_bound(ctx: Context, cap: Cap, pieces: list[Placement], title: str) -> Bound | None:
+    """A cap's bound that reads the counted pieces' values (sum(steps), count() ...)."""
+    members = [RecordScope(ctx, title, partial(placement_attr, ctx.game, p)) for p in pieces]
+    return bound(ctx, cap.max, title, GroupScope(ctx, title, members), group=True)
 
 
 def _cap(
-    ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement], title: str
+    ctx: Context, c: Stacking, cap: Cap, pieces: list[Placement], limit: Bound | None
 ) -> Iterator[Finding]:
-    members = [RecordScope(ctx, title, partial(placement_attr, ctx.game, p)) for p in pieces]
-    limit = bound(ctx, cap.max, title, GroupScope(ctx, title, members), group=True)
+    """A finding when the pieces weigh more than `limit`, the cap's bound for them (worked out
+    once per series title when it reads none of their values)."""
     if limit is None:  # the bound reads a value the pieces do not have
         return
     total = 0.0
