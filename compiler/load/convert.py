@@ -10,7 +10,6 @@ large file costs one plain function call per value.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import types
 import typing
@@ -102,6 +101,8 @@ def discriminator(cls: type) -> str | None:
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
+    import difflib  # only for a misspelt key: a build whose data reads clean never loads it
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else ""
 
