@@ -203,7 +203,7 @@ def _read_cached(
             store.kept[key] = pickled(chart)
         charts.append(chart)
     if store.kept != store.known:
-        write_kept(stored, store.kept)
+        write_kept(stored, store.kept, store.known)
     return tuple(charts), []
 
 
@@ -223,7 +223,7 @@ not spell out again the thousands of rows that did not change."""
 
 class _Store:
     """The charts and their parts kept by the last build (`known`), and those this one keeps
-    (only what this build used: the file does not grow)."""
+    (what this build used: see compiler.load.records.write_kept)."""
 
     def __init__(self, known: dict[bytes, bytes]) -> None:
         self.known = known

@@ -52,7 +52,7 @@ def kept_path(out_dir: Path, folder: Path) -> Path:
 
 class KeptRecords:
     """The records the last build kept (`known`, read from `stored`), and those this load
-    keeps; `save` writes them back (only what this load used, so the file does not grow)."""
+    keeps; `save` writes them back (what this load used: see write_kept)."""
 
     def __init__(self, stored: Path | None) -> None:
         self.stored = stored
@@ -68,7 +68,7 @@ class KeptRecords:
                 self.stored.parent.mkdir(exist_ok=True)
         except OSError:
             return
-        write_kept(self.stored, self.kept)
+        write_kept(self.stored, self.kept, self.known)
 
     def source(self, key: bytes) -> SourceFile | None:
         found = unpickled(self.known.get(key, b""))

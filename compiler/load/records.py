@@ -251,24 +251,73 @@ def record_key(*parts: str | int | bytes) -> bytes:
 
 
 def read_kept(stored: Path) -> dict[bytes, bytes]:
-    """What the last build kept in `stored` (key → bytes); nothing when missing or damaged."""
+    """What the last builds kept in `stored` (key → bytes): the file's chunks one after the
+    other, a later chunk's entry over an earlier one's (see write_kept); nothing when the file
+    is missing or a chunk is damaged."""
     try:
-        found = marshal.loads(stored.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
+        data = stored.read_bytes()
+    except OSError:
         return {}
-    if not isinstance(found, dict):
+    stream = io.BytesIO(data)
+    found: dict[object, object] = {}
+    try:
+        while stream.tell() < len(data):
+            chunk = marshal.load(stream)
+            if not isinstance(chunk, dict):
+                return {}
+            found.update(chunk)
+    except (EOFError, ValueError, TypeError):
         return {}
     return {k: v for k, v in found.items() if isinstance(k, bytes) and isinstance(v, bytes)}
 
 
-def write_kept(stored: Path, kept: dict[bytes, bytes]) -> None:
+ENTRY_SIZE = 48
+"""About what a kept entry costs in the file besides its bytes (its key, marshal's framing)."""
+MIN_COMPACT = 1 << 16
+"""A file this small is never too large: written again whole costs next to nothing."""
+
+
+def write_kept(
+    stored: Path, kept: dict[bytes, bytes], known: Mapping[bytes, bytes] | None = None
+) -> None:
     """Keep `kept` in `stored` when its folder exists (a build made it); a failure to write
-    is not an error (the output folder's own error is reported when the build writes there)."""
+    is not an error (the output folder's own error is reported when the build writes there).
+    With `known` (what read_kept gave of the file this build started from), only the entries
+    that are new or changed go at the end of the file, as one more chunk: a warm build that
+    changed one unit writes a few runs, not the megabytes of all of them again. Entries no
+    build uses any more stay behind until the file would hold more than twice what `kept`
+    holds; then (and without `known`, or when nothing was known) it is written again whole,
+    with `kept` alone, so it does not grow."""
     if not stored.parent.is_dir():
         return
+    if known:
+        added = {key: value for key, value in kept.items() if known.get(key) != value}
+        if _append(stored, added, kept):
+            return
     try:
         part = stored.with_name(stored.name + f".{os.getpid()}.part")
         part.write_bytes(marshal.dumps(kept))
         os.replace(part, stored)
     except OSError:
         pass
+
+
+def _append(stored: Path, added: dict[bytes, bytes], kept: dict[bytes, bytes]) -> bool:
+    """Add `added` at the end of `stored` as one chunk (nothing when it is empty); False when
+    the file is gone or would be too large, so that it is written again whole."""
+    try:
+        size = stored.stat().st_size
+    except OSError:
+        return False
+    chunk = marshal.dumps(added) if added else b""
+    live = sum(map(len, kept.values())) + ENTRY_SIZE * len(kept)
+    if size + len(chunk) > max(2 * live, MIN_COMPACT):
+        return False
+    if not chunk:
+        return True
+    try:
+        with stored.open("ab") as file:  # one write, at the end whatever another build did
+            file.write(chunk)
+    except OSError:
+        return False
+    return True
