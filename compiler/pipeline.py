@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import chain
@@ -27,6 +27,7 @@ from compiler.diagnostics import (
 if TYPE_CHECKING:
     from compiler.backends.files import Recorded
     from compiler.backends.sheets.options import SheetOptions
+    from compiler.backends.sheets.pdf import Piece
     from compiler.buildstamp import Recorder
     from compiler.model.gamedata import GameData
 
@@ -614,37 +615,120 @@ def face_findings(
     """Every face of the game laid out in `lang` (not drawn): text that had to be shortened
     to fit its layout slot, as warnings at the record whose text it is. The faces are the ones
     the print sheets hold, and the module's faces are the same display lists. With `cache` (a
-    game's cache folder), the notes of every face are kept there in one record, by the face's
-    identity (the digest of what decides its look) under the renderer's fingerprint: a face
-    laid out before is not again, and the record is written only when a face was laid out.
-    `counted` hears how many faces are done, now and then."""
-    from compiler.backends.sheets.build import block_pieces, card_pieces, counter_pieces
+    game's cache folder), the notes are kept there in one record: each face's by its identity
+    (the digest of what decides its look), and each run of units' by the run's key
+    (sheets.runs) with the identities of its faces, under the renderer's fingerprint: a run
+    whose units did not change is one look-up, a face laid out before is not again, and the
+    record is written only when a face was laid out. `counted` hears how many faces are done,
+    now and then."""
+    from compiler.backends.sheets.build import (
+        card_pieces,
+        marker_pieces,
+        run_block_pieces,
+        run_counter_pieces,
+    )
+    from compiler.backends.sheets.runs import block_types, unit_runs
 
     record = None if cache is None else cache / LAYOUT_NOTES
-    known = read_layout_notes(record)
-    made: dict[str, tuple[str, ...]] = {}
-    notes: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for pieces in (counter_pieces, block_pieces, card_pieces):
-        for piece in pieces(game, lang):
+    notes = _FaceNotes(read_layout_notes(record), counted)
+    runs = unit_runs(game)
+    try:
+        for run in runs:
+            notes.of_run("counters", lang, run.key, partial(run_counter_pieces, game, run, lang))
+        notes.of_pieces(marker_pieces(game, lang))
+        for run in runs if block_types(game) else ():
+            notes.of_run("blocks", lang, run.key, partial(run_block_pieces, game, run, lang))
+        notes.of_pieces(card_pieces(game, lang))
+    except _Undrawable as err:
+        return [_art_error(game, err.piece_id, err.error)]
+    if record is not None and notes.made:
+        _write_layout_notes(record, notes.kept())
+    counted(notes.faces)
+    return overflow_findings(game, notes.notes)
+
+
+class _Undrawable(Exception):
+    """A face that cannot be drawn at all (its piece, and why)."""
+
+    def __init__(self, piece_id: str, error: ValueError) -> None:
+        super().__init__(piece_id)
+        self.piece_id = piece_id
+        self.error = error
+
+
+class _FaceNotes:
+    """The layout notes of a build's faces, in the order of the sheets: from the record
+    (`known`) where it has them, else laid out (`made`); `used` is what of the record this
+    build had."""
+
+    def __init__(self, known: dict[str, tuple[str, ...]], counted: Callable[[int], None]):
+        self.known = known
+        self.made: dict[str, tuple[str, ...]] = {}
+        self.used: set[str] = set()
+        self.notes: list[tuple[str, str]] = []
+        self.faces = 0
+        self.counted = counted
+        self.run_faces: list[str] = []
+        """The identities of the faces of the runs read from the record, one string a run."""
+
+    def of_run(
+        self, kind: str, lang: str, key: str | None, pieces: Callable[[], Sequence[Piece]]
+    ) -> None:
+        """The notes of a run's pieces of one kind: the run's, when the record has them (its
+        faces are then this build's too), else each face's."""
+        if key is None:
+            self.of_pieces(pieces())
+            return
+        run = f"run-{kind}:{lang}:{key}"
+        found, faces = self.known.get(run), self.known.get(run + ":faces")
+        if found is None or faces is None or len(faces) != 1:
+            start, before = len(self.notes), len(self.used)
+            listed = pieces()
+            self.of_pieces(listed)
+            laid_out = list(_face_identities(listed))
+            if len(self.used) - before != len(laid_out):  # a face another piece had too
+                return
+            found = self.made[run] = tuple(chain.from_iterable(self.notes[start:]))
+            self.made[run + ":faces"] = ("\n".join(laid_out),)
+        else:
+            self.notes.extend(zip(found[::2], found[1::2], strict=True))
+            self.run_faces.append(faces[0])
+            self.faces += faces[0].count("\n") + 1 if faces[0] else 0
+        self.used.update((run, run + ":faces"))
+        self.counted(self.faces)
+
+    def kept(self) -> dict[str, tuple[str, ...]]:
+        """What the record keeps (see _kept_notes): the faces of the runs read from it are
+        this build's too."""
+        used = self.used.union(*(faces.split("\n") for faces in self.run_faces))
+        return _kept_notes(self.known, self.made, used)
+
+    def of_pieces(self, pieces: Iterable[Piece]) -> None:
+        """The notes of each face of some pieces (a face another piece had already is not
+        noted again; a picture is printed as it is)."""
+        for piece in pieces:
             for face in (piece.front, piece.back):
-                if face is None or face.picture is not None or face.identity in seen:
-                    continue  # a picture is printed as it is
-                seen.add(face.identity)
-                if len(seen) % 256 == 0:
-                    counted(len(seen))
-                found = known.get(face.identity)
+                if face is None or face.picture is not None or face.identity in self.used:
+                    continue
+                self.used.add(face.identity)
+                self.faces += 1
+                if self.faces % 256 == 0:
+                    self.counted(self.faces)
+                found = self.known.get(face.identity)
                 if found is None:
                     try:
-                        found = made[face.identity] = tuple(face.make().warnings)
+                        found = self.made[face.identity] = tuple(face.make().warnings)
                     except ValueError as err:  # a face that cannot be drawn at all
-                        return [_art_error(game, piece.id, err)]
-                if found:
-                    notes.extend((piece.id, note) for note in found)
-    if record is not None and made:
-        _write_layout_notes(record, _kept_notes(known, made, seen))
-    counted(len(seen))
-    return overflow_findings(game, notes)
+                        raise _Undrawable(piece.id, err) from err
+                self.notes.extend((piece.id, note) for note in found)
+
+
+def _face_identities(pieces: Iterable[Piece]) -> Iterator[str]:
+    """The identities of the faces of some pieces that are laid out (not pictures)."""
+    for piece in pieces:
+        for face in (piece.front, piece.back):
+            if face is not None and face.picture is None:
+                yield face.identity
 
 
 LAYOUT_NOTES = "layout.notes"
@@ -688,7 +772,7 @@ def _kept_notes(
     that, only this build's."""
     kept = {**known, **made}
     if len(kept) > 2 * len(seen):
-        kept = {identity: kept[identity] for identity in seen}
+        kept = {identity: kept[identity] for identity in seen if identity in kept}
     return kept
 
 
@@ -710,6 +794,8 @@ def _art_error(game: GameData, piece_id: str, err: ValueError) -> Finding:
 
 def overflow_findings(game: GameData, notes: list[tuple[str, str]]) -> list[Finding]:
     """Shortened text, reported at the record whose text it is (warnings; the build goes on)."""
+    if not notes:
+        return []  # (the places of every piece are a pass over thousands of units)
     places: dict[str, Location] = {u.id: u.loc for u in game.units}
     places.update({m.id: m.set.loc for m in game.markers.values()})
     places.update({c.id: c.loc for c in game.cards})

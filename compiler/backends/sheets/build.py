@@ -6,7 +6,6 @@ and the PDFs carry no dates or random ids.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -21,7 +20,8 @@ from compiler.backends.sheets.faces import (
     unit_face,
 )
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.sheets.pdf import Piece, SheetDoc, render
+from compiler.backends.sheets.pdf import Piece, PieceRun, Pieces, SheetDoc, render
+from compiler.backends.sheets.runs import UnitRun, block_types, unit_runs
 from compiler.gcpause import no_cyclic_gc
 from compiler.i18n import tr
 from compiler.model.gamedata import GameData
@@ -32,28 +32,42 @@ SHEET_FILES = ("counters.pdf", "blocks.pdf", "cards.pdf")
 
 def is_block(game: GameData, unit: Unit) -> bool:
     """Whether a unit is a block (its type's shape), not a counter."""
-    unit_type = game.unit_type(unit.type)
-    return unit_type is not None and unit_type.shape == "block"
+    return unit.type in block_types(game)
 
 
-_PIECES: PerGameMemo[tuple[str, str], tuple[Piece, ...]] = PerGameMemo()
-"""The pieces of the last game by kind and language: the face checks before the build and the
-sheets print the same pieces, listed once."""
+_RUNS: PerGameMemo[tuple[str, str], Pieces] = PerGameMemo()
+"""The pieces of the last game by kind and language, as runs: the face checks before the
+build, the sheets and the preview list the same pieces, each run once at most."""
 
 
-def _listed(
-    kind: str, game: GameData, lang: str, make: Callable[[], tuple[Piece, ...]]
-) -> tuple[Piece, ...]:
-    return _PIECES.get(game, (kind, lang), make)
+def counter_runs(game: GameData, lang: str) -> Pieces:
+    """Unit counters (not blocks), a run per run of units, then the markers."""
+    return _RUNS.get(game, ("counters", lang), partial(_counter_runs, game, lang))
+
+
+def _counter_runs(game: GameData, lang: str) -> Pieces:
+    blocks = block_types(game)
+    runs = [
+        PieceRun(
+            None if run.key is None else f"counters:{lang}:{run.key}",
+            sum(u.type not in blocks for u in run.units) if blocks else len(run.units),
+            partial(run_counter_pieces, game, run, lang),
+        )
+        for run in unit_runs(game)
+    ]
+    markers = PieceRun(None, len(game.markers), partial(marker_pieces, game, lang))
+    return Pieces([*runs, markers])
 
 
 def counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     """Unit counters (not blocks), then markers, each with front and back."""
-    return _listed("counters", game, lang, partial(_counter_pieces, game, lang))
+    return counter_runs(game, lang).listed()
 
 
-def _counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
-    units = tuple(
+def run_counter_pieces(game: GameData, run: UnitRun, lang: str) -> tuple[Piece, ...]:
+    """The counters of a run of units (its units that are not blocks), front and back."""
+    blocks = block_types(game)
+    return tuple(
         Piece(
             u.id,
             u.name.get(lang),
@@ -61,10 +75,14 @@ def _counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
             unit_face(game, u, "back", lang),
             u.copies,
         )
-        for u in game.units
-        if not is_block(game, u)
+        for u in run.units
+        if u.type not in blocks
     )
-    markers = tuple(
+
+
+def marker_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
+    """Every marker, front and back (after the unit counters on the counter sheets)."""
+    return tuple(
         Piece(
             m.id,
             _marker_name(m.set.name.get(lang), m.value),
@@ -74,7 +92,6 @@ def _counter_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
         )
         for m in game.markers.values()
     )
-    return units + markers
 
 
 def _marker_name(name: str, value: object) -> str:
@@ -82,22 +99,52 @@ def _marker_name(name: str, value: object) -> str:
     return name if value is None else f"{name} {value}"
 
 
+def block_runs(game: GameData, lang: str) -> Pieces:
+    """One label per block (blocks have one labelled face), a run per run of units."""
+    return _RUNS.get(game, ("blocks", lang), partial(_block_runs, game, lang))
+
+
+def _block_runs(game: GameData, lang: str) -> Pieces:
+    blocks = block_types(game)
+    if not blocks:
+        return Pieces(())
+    return Pieces(
+        PieceRun(
+            None if run.key is None else f"blocks:{lang}:{run.key}",
+            sum(u.type in blocks for u in run.units),
+            partial(run_block_pieces, game, run, lang),
+        )
+        for run in unit_runs(game)
+    )
+
+
 def block_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     """One label per block (blocks have one labelled face)."""
-    return _listed("blocks", game, lang, partial(_block_pieces, game, lang))
+    return block_runs(game, lang).listed()
 
 
-def _block_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
+def run_block_pieces(game: GameData, run: UnitRun, lang: str) -> tuple[Piece, ...]:
+    """The block labels of a run of units (its units that are blocks)."""
+    blocks = block_types(game)
     return tuple(
         Piece(u.id, u.name.get(lang), block_face(game, u, lang), None, u.copies)
-        for u in game.units
-        if is_block(game, u)
+        for u in run.units
+        if u.type in blocks
     )
 
 
 def card_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
     """Every card with its deck's back."""
-    return _listed("cards", game, lang, partial(_card_pieces, game, lang))
+    return card_runs(game, lang).listed()
+
+
+def card_runs(game: GameData, lang: str) -> Pieces:
+    """Every card with its deck's back, as one run."""
+    return _RUNS.get(game, ("cards", lang), partial(_card_runs, game, lang))
+
+
+def _card_runs(game: GameData, lang: str) -> Pieces:
+    return Pieces([PieceRun(None, len(game.cards), partial(_card_pieces, game, lang))])
 
 
 def _card_pieces(game: GameData, lang: str) -> tuple[Piece, ...]:
@@ -120,7 +167,7 @@ def sheet_docs(game: GameData, options: SheetOptions) -> dict[str, tuple[SheetDo
             SheetDoc(
                 tr("{title} — counters", lang, title=title),
                 "counters",
-                counter_pieces(game, lang),
+                counter_runs(game, lang),
                 (size, size),
             ),
             options,
@@ -129,7 +176,7 @@ def sheet_docs(game: GameData, options: SheetOptions) -> dict[str, tuple[SheetDo
             SheetDoc(
                 tr("{title} — block labels", lang, title=title),
                 "blocks",
-                block_pieces(game, lang),
+                block_runs(game, lang),
                 (options.block_mm, options.block_mm),
             ),
             options.with_duplex("none"),
@@ -138,13 +185,13 @@ def sheet_docs(game: GameData, options: SheetOptions) -> dict[str, tuple[SheetDo
             SheetDoc(
                 tr("{title} — cards", lang, title=title),
                 "cards",
-                card_pieces(game, lang),
+                card_runs(game, lang),
                 options.card_mm,
             ),
             options,
         ),
     }
-    return {name: pair for name, pair in docs.items() if pair[0].pieces}
+    return {name: pair for name, pair in docs.items() if pair[0].runs.total}
 
 
 def write_sheets(

@@ -19,8 +19,9 @@ import marshal
 import re
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain
 
 from compiler.backends.art.fonts import REGULAR, font_width
 from compiler.backends.pdf.content import Canvas
@@ -73,13 +74,77 @@ class Piece:
 
 
 @dataclass(frozen=True, slots=True)
+class PieceRun:
+    """Pieces listed together (the counters of a run of units, say): `count` of them, listed
+    by `make`. With a `key` (the digest of what decides the pieces and their faces), the
+    document keeps the forms they made under it: an unchanged run is not listed at all."""
+
+    key: str | None
+    count: int
+    make: Callable[[], tuple[Piece, ...]]
+
+
+class Pieces:
+    """A document's pieces as runs, listed only when asked for (a warm build of a large game
+    reads its unchanged runs' forms, pages and index back by their keys)."""
+
+    def __init__(self, runs: Iterable[PieceRun]) -> None:
+        self.runs = tuple(runs)
+        self.total = sum(run.count for run in self.runs)
+        self._listed: dict[int, tuple[Piece, ...]] = {}
+        self._all: tuple[Piece, ...] | None = None
+
+    def of_run(self, number: int) -> tuple[Piece, ...]:
+        """The pieces of run `number` (listed once)."""
+        found = self._listed.get(number)
+        if found is None:
+            found = self._listed[number] = self.runs[number].make()
+            if len(found) != self.runs[number].count:
+                raise ValueError("a run listed another number of pieces than it counts")
+        return found
+
+    def listed(self) -> tuple[Piece, ...]:
+        """Every piece, in order."""
+        if self._all is None:
+            self._all = tuple(chain.from_iterable(map(self.of_run, range(len(self.runs)))))
+        return self._all
+
+
+def piece_runs(pieces: Iterable[Piece]) -> Pieces:
+    """Some pieces as one run without a key."""
+    listed = tuple(pieces)
+    return Pieces([PieceRun(None, len(listed), lambda: listed)])
+
+
+class _Listing:
+    """SheetDoc.pieces: given listed or as runs (Pieces), read listed (the runs listed the
+    first time)."""
+
+    def __get__(self, doc: SheetDoc | None, owner: type | None = None) -> tuple[Piece, ...]:
+        if doc is None:
+            return ()  # no pieces: the field's default
+        return doc.runs.listed()
+
+    def __set__(self, doc: SheetDoc, pieces: Iterable[Piece] | Pieces) -> None:
+        runs = pieces if isinstance(pieces, Pieces) else piece_runs(pieces)
+        doc.__dict__["runs"] = runs
+
+
+@dataclass(frozen=True, eq=False)
 class SheetDoc:
-    """What one PDF holds: a title, the pieces in print order and the slot size in mm."""
+    """What one PDF holds: a title, the pieces in print order and the slot size in mm. The
+    pieces are given listed or as runs (see Pieces); `pieces` lists them, `runs` does not."""
 
     title: str
     kind: str
-    pieces: tuple[Piece, ...]
-    slot_mm: tuple[float, float]
+    pieces: _Listing = _Listing()
+    slot_mm: tuple[float, float] = (0.0, 0.0)
+
+    @property
+    def runs(self) -> Pieces:
+        """The pieces as runs."""
+        found: Pieces = self.__dict__["runs"]
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,19 +164,17 @@ def render(
 
     Faces come from `cache` when drawn before (text that will not fit is reported before the
     build draws anything: pipeline.face_findings)."""
-    imposing = functools.cache(
-        partial(impose, [p.copies for p in doc.pieces], options, doc.slot_mm)
-    )
+    imposing = functools.cache(partial(_imposed, doc, options))
     cache = cache if cache is not None else RenderCache(None)
     pdf = PdfDocument()
     grid = sheet_grid(options, doc.slot_mm)
-    forms = _define_forms(pdf, doc.pieces, (grid.slot_w, grid.slot_h), cache)
-    for page in _all_sheet_pages(cache, doc, imposing, forms, options):
+    defined = _define_forms(pdf, doc.runs, (grid.slot_w, grid.slot_h), cache)
+    for page in _all_sheet_pages(cache, doc, imposing, defined, options):
         pdf.add_page(*page)
-    if options.duplex == "mirror" and options.calibration and _has_backs(doc):
+    if options.duplex == "mirror" and options.calibration and defined.backs:
         _calibration_pages(pdf, options)
     if options.index:
-        for page in _all_index_pages(cache, doc, imposing, options):
+        for page in _all_index_pages(cache, doc, imposing, options, defined.listed):
             pdf.add_page(*page)
     return pdf.write(
         {
@@ -128,9 +191,9 @@ Imposing = Callable[[], Imposition]
 cache do not need it)."""
 
 
-def _has_backs(doc: SheetDoc) -> bool:
-    """Whether any piece of the document has a back."""
-    return any(p.back is not None for p in doc.pieces)
+def _imposed(doc: SheetDoc, options: SheetOptions) -> Imposition:
+    """Where every copy of every piece goes."""
+    return impose([p.copies for p in doc.pieces], options, doc.slot_mm)
 
 
 # ---- faces as forms ---------------------------------------------------------------------------
@@ -149,20 +212,58 @@ Forms = dict[tuple[int, str], tuple[str, float, float]]
 """(item, side) → (form or image name, face width and height in points)."""
 
 
+@dataclass
+class Defined:
+    """What defining a document's faces tells the rest of it: each face's form, and per run
+    of pieces a digest of how its faces are shown (form names, sizes, copies) and one of what
+    the index says of its pieces (ids, names, copies, backs), from which the pages and the
+    index are keyed without listing the pieces again; and whether any piece has a back."""
+
+    forms: Forms = field(default_factory=dict)
+    shown: list[str] = field(default_factory=list)
+    listed: list[str] = field(default_factory=list)
+    backs: bool = False
+
+
 def _define_forms(
     pdf: PdfDocument,
-    pieces: Sequence[Piece],
+    pieces: Pieces,
     slot: tuple[float, float],
     cache: RenderCache,
-) -> Forms:
+) -> Defined:
     """Define every face once: drawn faces as forms `slot[1]` points tall, pictures as images
-    fitted into the slot. Drawn faces are defined RUN at a time, each run's objects from the
-    cache when the same faces made them at the same place of the document before."""
+    fitted into the slot. A run of pieces with a key is defined as a whole, from the cache when
+    the same run made its forms at the same place of the document before (its pieces are then
+    not listed); the others RUN faces at a time, each run's objects from the cache likewise."""
+    runs = pieces.runs
+    unkeyed = [number for number, run in enumerate(runs) if run.key is None]
+    pictures = _define_pictures(pdf, chain.from_iterable(map(pieces.of_run, unkeyed)))
+    defined = Defined()
+    item = 0
+    for number, run in enumerate(runs):
+        if run.key is None or not _define_kept_run(pdf, run, item, slot[1], cache, defined):
+            listed = pieces.of_run(number)
+            _define_pieces(pdf, listed, item, slot, cache, pictures, defined, run.key)
+        item += run.count
+    return defined
+
+
+def _define_pieces(
+    pdf: PdfDocument,
+    pieces: Sequence[Piece],
+    first: int,
+    slot: tuple[float, float],
+    cache: RenderCache,
+    pictures: dict[str, tuple[str, float]],
+    defined: Defined,
+    key: str | None,
+) -> None:
+    """Define the faces of some pieces (the first one item `first` of the document); with
+    `key` (a run's), their forms are drawn as one run and kept under it."""
     height = slot[1]
-    pictures = _define_pictures(pdf, pieces)
     forms: Forms = {}
     drawn: list[tuple[tuple[int, str], str, FaceRef]] = []
-    for item, piece in enumerate(pieces):
+    for item, piece in enumerate(pieces, start=first):
         for side, face in (("front", piece.front), ("back", piece.back)):
             if face is None:
                 continue
@@ -177,12 +278,102 @@ def _define_forms(
     faces = [face for _at, _name, face in drawn]
     keys = face_keys(faces, height)
     _draw_missing(cache, keys, faces, height)
-    for start in range(0, len(drawn), RUN):
-        run = drawn[start : start + RUN]
-        widths = _define_run(pdf, run, keys[start : start + RUN], height, cache)
+    step = RUN if key is None else max(1, len(drawn))
+    start_number = pdf.next_number
+    fonts = _fonts(pdf)
+    recorded: list[FormRun | None] = []
+    for start in range(0, len(drawn), step):
+        run = drawn[start : start + step]
+        part = keys[start : start + step]
+        widths, made = _define_run(pdf, run, part, height, cache, kept=key is None)
+        recorded.append(made)
         for (at, form, _face), width in zip(run, widths, strict=True):
             forms[at] = (form, width, height)
-    return forms
+    shown = _shown_digest(forms, pieces)
+    listed = _listed_digest(pieces)
+    if key is not None and all(made is not None for made in recorded):
+        entry = (
+            len(pieces),
+            tuple(forms),
+            tuple(forms.values()),
+            tuple(made.encode() for made in recorded if made is not None),
+            shown,
+            listed,
+            any(piece.back is not None for piece in pieces),
+            tuple(keys),
+        )
+        kept = _kept_run_key(key, first, height, start_number, fonts)
+        cache.put(kept, marshal.dumps(entry))
+        cache.keep(keys)
+    _add_defined(defined, forms, shown, listed, any(p.back is not None for p in pieces))
+
+
+def _add_defined(defined: Defined, forms: Forms, shown: str, listed: str, backs: bool) -> None:
+    defined.forms.update(forms)
+    defined.shown.append(shown)
+    defined.listed.append(listed)
+    defined.backs = defined.backs or backs
+
+
+def _fonts(pdf: PdfDocument) -> str:
+    """The fonts the document has reserved so far (part of what decides a run's objects)."""
+    return ",".join(f"{font}={number}" for font, number in pdf.font_numbers())
+
+
+def _kept_run_key(key: str, first: int, height: float, number: int, fonts: str) -> str:
+    """Where the forms of a keyed run of pieces are kept: the run's key, the item it starts
+    at, the faces' height, the object number it starts at and the fonts reserved before it."""
+    return digest_key("sheet-piece-run", key, str(first), repr(height), str(number), fonts)
+
+
+def _define_kept_run(
+    pdf: PdfDocument, run: PieceRun, first: int, height: float, cache: RenderCache, defined: Defined
+) -> bool:
+    """Define a keyed run of pieces from what the cache kept of it here; False when it kept
+    nothing that fits (the run is then listed and defined again)."""
+    assert run.key is not None
+    run_count = run.count
+    kept = _kept_run_key(run.key, first, height, pdf.next_number, _fonts(pdf))
+    found = cache.get(kept)
+    if found is None:
+        return False
+    try:
+        count, ats, shows, objects, shown, listed, backs, faces = marshal.loads(found)
+        runs = [FormRun.decode(objects_of) for objects_of in objects]
+        forms: Forms = dict(zip(map(tuple, ats), map(tuple, shows), strict=True))
+    except (EOFError, TypeError, ValueError):
+        return False
+    if not (isinstance(shown, str) and isinstance(listed, str) and isinstance(faces, tuple)):
+        return False
+    if count != run_count:
+        return False
+    number = pdf.next_number
+    for form_run in runs:
+        if form_run.start != number:
+            return False
+        number = form_run.end
+    for form_run in runs:
+        pdf.replay_forms(form_run)
+    cache.keep(faces)  # the faces stay cached while their run is
+    _add_defined(defined, forms, shown, listed, bool(backs))
+    return True
+
+
+def _shown_digest(forms: Forms, pieces: Sequence[Piece]) -> str:
+    """How some pieces' faces are shown: each face's form or image and its size, and the
+    pieces' copies (what the sheet pages are drawn from)."""
+    shown = "\n".join(
+        f"{item}.{side}:{name}:{width:.4f}:{height:.4f}"
+        for (item, side), (name, width, height) in forms.items()
+    )
+    copies = ",".join(str(p.copies) for p in pieces)
+    return hashlib.sha256(f"{shown}\n{copies}".encode()).hexdigest()
+
+
+def _listed_digest(pieces: Sequence[Piece]) -> str:
+    """What the sheet index says of some pieces: ids, names, copies and backs."""
+    rows = tuple((p.id, p.name, p.copies, p.back is not None) for p in pieces)
+    return hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()
 
 
 RUN = 64
@@ -213,16 +404,18 @@ def _define_run(
     keys: Sequence[str],
     height: float,
     cache: RenderCache,
-) -> list[float]:
+    kept: bool = True,
+) -> tuple[list[float], FormRun | None]:
     """Define a run of faces as forms: their objects from the cache when it holds them, else
-    made from the faces' forms (and kept); the faces' widths."""
+    made from the faces' forms (and kept, unless not `kept`: a keyed run of pieces keeps its
+    own); the faces' widths and the objects as a run (None when they could not be recorded)."""
     names = [form for _at, form, _face in run]
     key = _run_key(pdf, keys, names, height)
-    found = _kept_run(cache.get(key), pdf, len(run))
+    found = _kept_run(cache.get(key), pdf, len(run)) if kept else None
     if found is not None:
         pdf.replay_forms(found[1])
         cache.keep(keys)  # the faces stay cached while their run is
-        return found[0]
+        return found[0], found[1]
     made = render_forms([face for _at, _name, face in run], height, cache)
     forms = [made[face.identity] for _at, _name, face in run]
     widths = [form.width for form in forms]
@@ -232,9 +425,9 @@ def _define_run(
             for label, form in zip(names, forms, strict=True)
         ]
     )
-    if recorded is not None:
+    if recorded is not None and kept:
         cache.put(key, marshal.dumps((tuple(widths), recorded.encode())))
-    return widths
+    return widths, recorded
 
 
 def _kept_run(
@@ -256,7 +449,7 @@ def _kept_run(
     return shown, recorded
 
 
-def _define_pictures(pdf: PdfDocument, pieces: Sequence[Piece]) -> dict[str, tuple[str, float]]:
+def _define_pictures(pdf: PdfDocument, pieces: Iterable[Piece]) -> dict[str, tuple[str, float]]:
     """Every raster picture of piece art once (named by its content); face identity → (image
     name, width / height). SVG pictures are left out: their faces are drawn."""
     loaded: dict[str, tuple[str, float] | None] = {}
@@ -361,21 +554,19 @@ def _all_sheet_pages(
     cache: RenderCache,
     doc: SheetDoc,
     imposing: Imposing,
-    forms: Forms,
+    defined: Defined,
     options: SheetOptions,
 ) -> list[Page]:
     """Every sheet's pages: remembered as a whole under the inputs that decide them (pieces,
-    copies, the faces' forms and widths, the options), so a rebuild after a change to some
-    face's look — not to the sheet layout — reads them back in one piece."""
-    shown = "\n".join(
-        f"{item}.{side}:{name}:{width:.4f}" for (item, side), (name, width, _h) in forms.items()
-    )
-    copies = ",".join(str(p.copies) for p in doc.pieces)
-    digest = hashlib.sha256(f"{shown}\n{copies}".encode()).hexdigest()
+    copies, the faces' forms and widths: each run's digest of them, the options), so a rebuild
+    after a change to some face's look — not to the sheet layout — reads them back in one
+    piece."""
+    digest = hashlib.sha256("\n".join(defined.shown).encode()).hexdigest()
     key = cache_key("sheet-pages", doc.title, doc.slot_mm, options, digest)
 
     def drawn() -> bytes:
         imposition = imposing()
+        forms = defined.forms
         return _encode_pages(
             [
                 page
@@ -683,12 +874,16 @@ def _positions(placements: Sequence[Placement], lang: str) -> str:
 
 
 def _all_index_pages(
-    cache: RenderCache, doc: SheetDoc, imposing: Imposing, options: SheetOptions
+    cache: RenderCache,
+    doc: SheetDoc,
+    imposing: Imposing,
+    options: SheetOptions,
+    listed: Sequence[str],
 ) -> list[Page]:
     """The index pages, remembered as a whole under what decides them (pieces, their names,
-    copies and backs, the options)."""
-    pieces = tuple((p.id, p.name, p.copies, p.back is not None) for p in doc.pieces)
-    key = cache_key("sheet-index", doc.title, doc.slot_mm, options, pieces)
+    copies and backs: each run's digest of them, `listed`; the options)."""
+    digest = hashlib.sha256("\n".join(listed).encode()).hexdigest()
+    key = cache_key("sheet-index", doc.title, doc.slot_mm, options, digest)
 
     def drawn() -> bytes:
         return _encode_pages(_index_pages(cache, doc, imposing(), options))
