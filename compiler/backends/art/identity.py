@@ -28,6 +28,8 @@ class _Memo:
     def __init__(self) -> None:
         self.digests: dict[tuple[int, ...], tuple[tuple[object, ...], str]] = {}
         self.records: dict[int, tuple[object, str]] = {}
+        self.units: dict[int, tuple[Unit, str]] = {}
+        """Unit identities by the unit's id() (the unit held, so that its id stays its own)."""
         self.kin: dict[tuple[str, str, str], tuple[str, ...]] = {}
         """The digests a unit's own is made with, by its type, nationality and side."""
         self.layouts: tuple[object, str] | None = None
@@ -71,10 +73,15 @@ def layouts_digest(game: GameData) -> str:
 
 def unit_identity(game: GameData, unit: Unit) -> str:
     """A unit (its content digest) with its type, nationality, side and layout."""
+    if _MEMOS.game is game and _MEMOS.value is not None:  # the memo's own test, inlined:
+        found = _MEMOS.value.units.get(id(unit))  # every back end asks of every unit
+        if found is not None and found[0] is unit:
+            return found[1]
+    return _unit_identity(game, unit)
+
+
+def _unit_identity(game: GameData, unit: Unit) -> str:
     memo = _memo(game)
-    found = memo.digests.get((id(unit), -1))
-    if found is not None and found[0][0] is unit:
-        return found[1]
     kin = (unit.type, unit.nationality, unit.side)
     shared = memo.kin.get(kin)
     if shared is None:
@@ -86,7 +93,7 @@ def unit_identity(game: GameData, unit: Unit) -> str:
         shared = memo.kin[kin] = (*parts, layouts_digest(game))
     own = content_digest(unit)
     value = hashlib.sha256(":".join((own, *shared)).encode("ascii")).hexdigest()
-    memo.digests[(id(unit), -1)] = ((unit,), value)
+    memo.units[id(unit)] = (unit, value)
     return value
 
 
