@@ -19,11 +19,12 @@ import marshal
 import re
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from itertools import chain
 
 from compiler.backends.art.fonts import REGULAR, font_width
+from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pdf.content import Canvas
 from compiler.backends.pdf.document import (
     Box,
@@ -214,15 +215,25 @@ Forms = dict[tuple[int, str], tuple[str, float, float]]
 
 @dataclass
 class Defined:
-    """What defining a document's faces tells the rest of it: each face's form, and per run
+    """What defining a document's faces tells the rest of it: each face's form (as parts: a
+    run's faces and their forms, made into one table when the pages are drawn), and per run
     of pieces a digest of how its faces are shown (form names, sizes, copies) and one of what
     the index says of its pieces (ids, names, copies, backs), from which the pages and the
     index are keyed without listing the pieces again; and whether any piece has a back."""
 
-    forms: Forms = field(default_factory=dict)
+    parts: list[tuple[Sequence[tuple[int, str]], Sequence[tuple[str, float, float]]]] = field(
+        default_factory=list
+    )
     shown: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
     backs: bool = False
+
+    def forms(self) -> Forms:
+        """(item, side) → each face's form or image and its size."""
+        forms: Forms = {}
+        for ats, shows in self.parts:
+            forms.update(zip(ats, shows, strict=True))
+        return forms
 
 
 def _define_forms(
@@ -291,25 +302,29 @@ def _define_pieces(
             forms[at] = (form, width, height)
     shown = _shown_digest(forms, pieces)
     listed = _listed_digest(pieces)
-    if key is not None and all(made is not None for made in recorded):
-        entry = (
-            len(pieces),
-            tuple(forms),
-            tuple(forms.values()),
-            tuple(made.encode() for made in recorded if made is not None),
-            shown,
-            listed,
-            any(piece.back is not None for piece in pieces),
-            tuple(keys),
-        )
+    backs = any(piece.back is not None for piece in pieces)
+    ats, shows = tuple(forms), tuple(forms.values())
+    if key is not None and len(recorded) == 1 and recorded[0] is not None:
+        objects = recorded[0]
+        fields = tuple(getattr(objects, name) for name in FORM_RUN_FIELDS)
+        entry = (len(pieces), ats, shows, fields, shown, listed, backs, tuple(keys))
         kept = _kept_run_key(key, first, height, start_number, fonts)
         cache.put(kept, marshal.dumps(entry))
-        cache.keep(keys)
-    _add_defined(defined, forms, shown, listed, any(p.back is not None for p in pieces))
+    _add_defined(defined, (ats, shows), shown, listed, backs)
 
 
-def _add_defined(defined: Defined, forms: Forms, shown: str, listed: str, backs: bool) -> None:
-    defined.forms.update(forms)
+FORM_RUN_FIELDS = tuple(f.name for f in fields(FormRun))
+"""A kept run of pieces holds its form objects as these fields of a FormRun."""
+
+
+def _add_defined(
+    defined: Defined,
+    part: tuple[Sequence[tuple[int, str]], Sequence[tuple[str, float, float]]],
+    shown: str,
+    listed: str,
+    backs: bool,
+) -> None:
+    defined.parts.append(part)
     defined.shown.append(shown)
     defined.listed.append(listed)
     defined.backs = defined.backs or backs
@@ -339,23 +354,20 @@ def _define_kept_run(
         return False
     try:
         count, ats, shows, objects, shown, listed, backs, faces = marshal.loads(found)
-        runs = [FormRun.decode(objects_of) for objects_of in objects]
-        forms: Forms = dict(zip(map(tuple, ats), map(tuple, shows), strict=True))
+        forms = FormRun(*objects)
     except (EOFError, TypeError, ValueError):
         return False
     if not (isinstance(shown, str) and isinstance(listed, str) and isinstance(faces, tuple)):
         return False
-    if count != run_count:
+    if not (all_of_type(ats, tuple) and all_of_type(shows, tuple)):
         return False
-    number = pdf.next_number
-    for form_run in runs:
-        if form_run.start != number:
-            return False
-        number = form_run.end
-    for form_run in runs:
-        pdf.replay_forms(form_run)
+    if count != run_count or forms.start != pdf.next_number or len(ats) != len(shows):
+        return False
+    if len(forms.names) != len(ats) or len(forms.numbers) != len(forms.bodies):
+        return False
+    pdf.replay_forms(forms)
     cache.keep(faces)  # the faces stay cached while their run is
-    _add_defined(defined, forms, shown, listed, bool(backs))
+    _add_defined(defined, (ats, shows), shown, listed, bool(backs))
     return True
 
 
@@ -566,7 +578,7 @@ def _all_sheet_pages(
 
     def drawn() -> bytes:
         imposition = imposing()
-        forms = defined.forms
+        forms = defined.forms()
         return _encode_pages(
             [
                 page
