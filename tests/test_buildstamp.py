@@ -5,6 +5,7 @@ stamp that cannot be trusted, means a full build; outputs are those of a cold bu
 from __future__ import annotations
 
 import json
+import marshal
 import shutil
 import subprocess
 import sys
@@ -162,6 +163,25 @@ def _deleted_stamp(folder: Path, out: Path) -> None:
     shutil.rmtree(out / ".cache")
 
 
+def _deleted_outputs_record(folder: Path, out: Path) -> None:
+    buildstamp.outputs_path(out, folder).unlink()
+
+
+def _damaged_outputs_record(folder: Path, out: Path) -> None:
+    record = buildstamp.outputs_path(out, folder)
+    record.write_bytes(record.read_bytes()[:-3])
+
+
+def _outputs_record_of_another_build(folder: Path, out: Path) -> None:
+    """A record true of the folder as it is (each file's size, mtime and inode, in another
+    order and spelling), but not the one the stamp names."""
+    record = buildstamp.outputs_path(out, folder)
+    files = sorted((out / "mini").iterdir(), reverse=True)
+    now = {p.name: (p.stat().st_size, p.stat().st_mtime_ns, p.stat().st_ino) for p in files}
+    assert marshal.dumps(now) != record.read_bytes()
+    record.write_bytes(marshal.dumps(now))
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -175,6 +195,9 @@ def _deleted_stamp(folder: Path, out: Path) -> None:
         _corrupt_stamp,
         _forged_stamp,
         _deleted_stamp,
+        _deleted_outputs_record,
+        _damaged_outputs_record,
+        _outputs_record_of_another_build,
     ],
 )
 def test_any_change_means_a_full_build(
