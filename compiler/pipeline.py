@@ -621,23 +621,19 @@ def face_findings(
     whose units did not change is one look-up, a face laid out before is not again, and the
     record is written only when a face was laid out. `counted` hears how many faces are done,
     now and then."""
-    from compiler.backends.sheets.build import (
-        card_pieces,
-        marker_pieces,
-        run_block_pieces,
-        run_counter_pieces,
-    )
-    from compiler.backends.sheets.runs import block_types, unit_runs
+    from compiler.backends.sheets.build import block_runs, card_pieces, counter_runs
+    from compiler.backends.sheets.runs import unit_runs
 
     record = None if cache is None else cache / LAYOUT_NOTES
     notes = _FaceNotes(read_layout_notes(record), counted)
     runs = unit_runs(game)
-    try:
-        for run in runs:
-            notes.of_run("counters", lang, run.key, partial(run_counter_pieces, game, run, lang))
-        notes.of_pieces(marker_pieces(game, lang))
-        for run in runs if block_types(game) else ():
-            notes.of_run("blocks", lang, run.key, partial(run_block_pieces, game, run, lang))
+    counters, blocks = counter_runs(game, lang), block_runs(game, lang)  # (the sheets' runs:
+    try:  # a run listed here is not listed again)
+        for number, run in enumerate(runs):
+            notes.of_run("counters", lang, run.key, partial(counters.of_run, number))
+        notes.of_pieces(counters.of_run(len(runs)))  # the markers
+        for number, run in enumerate(runs if blocks.runs else ()):
+            notes.of_run("blocks", lang, run.key, partial(blocks.of_run, number))
         notes.of_pieces(card_pieces(game, lang))
     except _Undrawable as err:
         return [_art_error(game, err.piece_id, err.error)]

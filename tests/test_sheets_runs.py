@@ -133,3 +133,18 @@ def test_a_changed_units_notes_are_reported(generated: Game, tmp_path: Path) -> 
     warm = pipeline.face_findings(loaded(generated.folder), "en", cache)
     assert [f.location.line for f in warm if f.rule == "text-overflow"] == [unit.loc.line]
     assert warm == pipeline.face_findings(loaded(generated.folder), "en")
+
+
+def test_the_checks_and_the_sheets_list_a_changed_run_once(
+    generated: Game, tmp_path: Path, listed: list[tuple[str, ...]]
+) -> None:
+    cache = tmp_path / "cache"
+    game = loaded(generated.folder)
+    pipeline.face_findings(game, "en", cache)
+    sheets(game, tmp_path / "first", cache)
+    changed_unit(generated, 3)
+    listed.clear()
+    game = loaded(generated.folder)
+    pipeline.face_findings(game, "en", cache)
+    sheets(game, tmp_path / "warm", cache)
+    assert len(listed) == 1
