@@ -1,16 +1,22 @@
-"""The units' items of the preview page kept from the last build (preview.kept): a warm
-rebuild makes only the items of the units that changed, writes the bytes a cold build
-writes, and takes a damaged or foreign record for no record."""
+"""The units section of the preview page kept from the last build in runs of units
+(preview.kept): a warm rebuild makes only the runs of the units that changed, writes the bytes
+a cold build writes, and takes a damaged run for no run."""
 
 from __future__ import annotations
 
-import marshal
+import random
+from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from compiler.backends.preview import kept, sections
+from compiler.backends.preview.html import Sources
+from compiler.backends.rendercache import RenderCache
+from compiler.backends.vassal.buildfile import ModulePlan
 from compiler.cli import main
+from compiler.load.game import load_game
 from compiler.model.units import Unit
 from tests.conftest import replace_in
 
@@ -42,76 +48,138 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return ids
 
 
-def records(out: Path) -> list[Path]:
-    return sorted(out.glob(f".cache/**/{kept.RECORD}"))
+def packs(out: Path) -> list[Path]:
+    return sorted(out.glob(f".cache/**/{kept.RUNS}"))
 
 
-def test_a_warm_rebuild_makes_only_the_changed_units_item(
-    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], made: list[str]
+@pytest.mark.parametrize("run_units", [1, 2, kept.RUN_UNITS])
+def test_a_warm_rebuild_makes_only_the_changed_units_run(
+    mini: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    made: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    run_units: int,
 ) -> None:
+    monkeypatch.setattr(sections, "RUN_UNITS", run_units)
     out = tmp_path / "warm"
-    build(mini, out, capsys)
-    assert made and records(out)
+    before = build(mini, out, capsys)
+    assert made and packs(out)
     units = len(made)
     replace_in(mini / "units.yaml", OLD, NEW)
     made.clear()
     warm = build(mini, out, capsys)
-    assert set(made) == {"b-inf-2"} and len(made) < units
+    assert "b-inf-2" in made and len(made) <= run_units
+    if run_units < units:
+        assert len(made) < units
+    assert warm != before  # the change is seen
     made.clear()
     assert warm == build(mini, tmp_path / "cold", capsys)
     assert len(made) == units  # a cold build makes every item
 
 
-def test_a_record_is_written_only_when_an_item_was_made(
-    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_the_cache_is_written_only_when_a_run_was_made(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], made: list[str]
 ) -> None:
     out = tmp_path / "out"
     build(mini, out, capsys)
-    found = records(out)
-    before = [(p.stat().st_mtime_ns, p.stat().st_ino) for p in found]
-    build(mini, out, capsys, "--force")  # every back end runs again; no item is made
-    assert [(p.stat().st_mtime_ns, p.stat().st_ino) for p in records(out)] == before
+    found = [p for pack in packs(out) for p in (pack, pack.with_name(pack.name + ".index"))]
+    before = [(p.stat().st_mtime_ns, p.stat().st_ino, p.stat().st_size) for p in found]
+    made.clear()
+    build(mini, out, capsys, "--force")  # every back end runs again; no run is made
+    assert not made
+    assert [(p.stat().st_mtime_ns, p.stat().st_ino, p.stat().st_size) for p in found] == before
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [
-        b"",
-        b"garbage",
-        marshal.dumps((kept.FORMAT, "another build's shared part", {})),
-        marshal.dumps(("another format", "x", {})),
-        marshal.dumps(["a list"]),
-    ],
-)
-def test_a_damaged_or_foreign_record_is_no_record(
-    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: bytes
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"\0" * 100_000])
+def test_a_damaged_run_is_no_run(
+    mini: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    made: list[str],
+    damage: bytes,
 ) -> None:
     out = tmp_path / "out"
     cold = build(mini, out, capsys)
-    for record in records(out):
-        record.write_bytes(damage)
+    units = len(made)
+    for pack in packs(out):
+        data = pack.read_bytes()
+        pack.write_bytes(data[: kept_head(data)] + damage)
+    made.clear()
     assert build(mini, out, capsys, "--force") == cold
+    assert len(made) == units  # every run made again
 
 
-def test_items_of_another_shape_are_no_items(tmp_path: Path) -> None:
-    record = tmp_path / kept.RECORD
-    for items in ({"key": b"bytes"}, {1: "html"}, ["html"]):
-        record.write_bytes(marshal.dumps(((kept.FORMAT, "shared"), items)))
-        assert kept.read_items(record, "shared") == {}
-    record.write_bytes(marshal.dumps(((kept.FORMAT, "shared"), {"key": "<li>"})))
-    assert kept.read_items(record, "shared") == {"key": "<li>"}
-    assert kept.read_items(record, "other") == {}
+def kept_head(data: bytes) -> int:
+    """Where a pack's entries start (its header kept: the index still names them)."""
+    from compiler.backends.rendercache import PACK_HEAD
+
+    return min(PACK_HEAD, len(data))
 
 
-def test_an_item_of_the_record_is_what_the_page_shows(
+def test_a_run_of_the_cache_is_what_the_page_shows(
     mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A record's item is served as it is: the page is made of the kept items (so a key
-    must hold all an item is made of)."""
+    """A run kept is served as it is: the page is made of the kept runs (so a key must hold
+    all a run is made of)."""
     out = tmp_path / "out"
     build(mini, out, capsys)
-    for record in records(out):
-        tag, items = marshal.loads(record.read_bytes())
-        items = {key: html.replace("b-inf-2", "KEPT-ITEM") for key, html in items.items()}
-        record.write_bytes(marshal.dumps((tag, items)))
+    for pack in packs(out):
+        cache = RenderCache(pack)
+        for key in list(cache.index):
+            data = cache.get(key)
+            assert data is not None
+            cache.memory[key] = data.replace(b"b-inf-2", b"KEPT-ITEM")
+            cache.new.append(key)
+        cache.save()
     assert b"KEPT-ITEM" in build(mini, out, capsys, "--force")
+
+
+def test_the_old_record_is_removed(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    build(mini, out, capsys)
+    old = [pack.with_name(kept.OLD_RECORD) for pack in packs(out)]
+    for path in old:
+        path.write_bytes(b"items kept one by one")
+    replace_in(mini / "units.yaml", OLD, NEW)
+    build(mini, out, capsys)
+    assert old and not any(path.exists() for path in old)
+
+
+def reference_blocks(units: list[Unit], sides: list[str]) -> list[tuple[str, list[str]]]:
+    """The page's groups of units as the page made them before runs: by side, then by
+    formation in order of first appearance (side and formation ids)."""
+    blocks: list[tuple[str, list[str]]] = []
+    for side in sides:
+        groups: dict[str, list[str]] = {}
+        for unit in units:
+            if unit.side == side:
+                groups.setdefault(unit.formation, []).append(unit.id)
+        blocks.extend((f"{side}/{formation}", ids) for formation, ids in groups.items())
+    return blocks
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_units_are_grouped_as_the_trays_group_them(mini: Path, tmp_path: Path, seed: int) -> None:
+    """Units in any order (formations interleaved, sides mixed) fall in the groups the page
+    always showed, in the same order."""
+    game = load_game(mini).game
+    assert game is not None
+    units = list(game.units)
+    random.Random(seed).shuffle(units)
+    if seed % 2:  # more units of one formation apart from each other
+        units = units + [replace(u, id=f"{u.id}-again") for u in units]
+    shuffled = replace(game, units=tuple(units))
+    sources = Sources(shuffled.root, tmp_path)
+    plan = cast(ModulePlan, None)  # the groups need no plan
+    ctx = sections.Context(shuffled, plan, "en", "e-x", sources, lambda name: name)
+    sides = [side.id for side in game.game.sides]
+    expected = reference_blocks(units, sides)
+    found = sections._unit_blocks(ctx)
+    assert [[u.id for u in members] for _, members in found] == [ids for _, ids in expected]
+    assert [heading.count("<h4>") for heading, _ in found] == [
+        int(i == 0 or expected[i - 1][0].split("/")[0] != key.split("/")[0])
+        for i, (key, _) in enumerate(expected)
+    ]

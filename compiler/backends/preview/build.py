@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Literal, Protocol
 
 from compiler.backends.charts.build import render_charts
 from compiler.backends.files import FILE_MODE, Recorded, write_atomically
 from compiler.backends.preview.html import Sources, e, page
-from compiler.backends.preview.kept import RECORD, KeptItems, shared_part
+from compiler.backends.preview.kept import RUNS, KeptRuns, shared_part
 from compiler.backends.preview.sections import (
     Context,
     cards_section,
@@ -34,7 +35,7 @@ from compiler.backends.preview.thumbs import Thumb, page_sizes, sheet_thumbs
 from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.sheets.build import sheet_docs
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.vassal.module import LazyFiles, render_plan
+from compiler.backends.vassal.module import IMAGES, LazyFiles, render_plan
 from compiler.diagnostics import Finding, Severity
 from compiler.i18n import tr
 from compiler.model.common import Text
@@ -63,6 +64,9 @@ class Files:
 
     def __init__(self) -> None:
         self.files = LazyFiles()
+        self.named: list[tuple[Mapping[str, bytes], set[str]]] = []
+        """Images of modules named at once (`add_all_from`): each module's images, and the
+        names of those the page shows."""
 
     def add(self, name: str, data: bytes) -> str:
         self.files.put(PREFIX + name, data)
@@ -72,6 +76,15 @@ class Files:
         """The image `key` of `images` (the module's), read when `images` would read it."""
         self.files.put_from(PREFIX + name, images, key)
         return PREFIX + name
+
+    def add_all_from(self, images: Mapping[str, bytes], names: Iterable[str]) -> None:
+        """The images of `images` (the module's) named `images/<name>` for each of `names`,
+        each as `preview-<name>` (as `add_from` names it), in passes that stay in C: the
+        units of a large game show thousands."""
+        if self.named and self.named[-1][0] is images:
+            self.named[-1][1].update(names)
+        else:
+            self.named.append((images, set(names)))
 
     def add_digest(self, kind: str, data: bytes, ext: str) -> str:
         return self.add(f"{kind}-{hashlib.sha1(data).hexdigest()[:16]}.{ext}", data)
@@ -104,12 +117,12 @@ def write_preview(
         nav.append((anchor, edition.game.game.title.get(lang)))
         body.append(_edition(edition, options, piece_images, folder, sources, files))
     html = page(title.get(lang), lang, nav, body, watched)
-    _write_images(files.files, folder, kept or {}, reused)
+    _write_images(files, folder, kept or {}, reused)
     return write_atomically(folder / PAGE_NAME, html.encode("utf-8"))
 
 
 def _write_images(
-    files: LazyFiles,
+    files: Files,
     folder: Path,
     kept: Mapping[str, Recorded],
     reused: set[str] | None,
@@ -118,13 +131,26 @@ def _write_images(
     records them, which go in `reused` (when it is given): a name is a digest of the bytes,
     and a file of that name and size the last build wrote, untouched since, is the image
     (writing, then linking, thousands of files again was the slowest step of a warm
-    rebuild). An image is read only to be written."""
-    for name in sorted(files):
+    rebuild). An image is read only to be written. The module images named at once are
+    taken by name alone, in passes that stay in C (a module names an image by the digest of
+    its bytes too: vassal.module.ImageStore)."""
+    added = files.files
+    for name in sorted(added):
         recorded = kept.get(name)
-        if reused is not None and recorded is not None and recorded[0] == files.size(name):
+        if reused is not None and recorded is not None and recorded[0] == added.size(name):
             reused.add(name)
         else:
-            _write_new(folder / name, files[name])
+            _write_new(folder / name, added[name])
+    done = set(added)
+    for images, names in files.named:
+        wanted = set(map(PREFIX.__add__, names)) - done
+        done |= wanted
+        if reused is not None:
+            found = wanted & kept.keys()
+            reused |= found
+            wanted -= found
+        for name in sorted(wanted):
+            _write_new(folder / name, images[IMAGES + name.removeprefix(PREFIX)])
 
 
 def _write_new(target: Path, data: bytes) -> None:
@@ -156,11 +182,12 @@ def _edition(
     plan, images = render_plan(game, edition.cache / "faces.pack", lang, piece_images)
 
     def module_image(name: str) -> str:
-        return files.add_from(name, images, f"images/{name}")
+        return files.add_from(name, images, IMAGES + name)
 
     anchor = f"e-{edition.name}"
-    kept = _kept_items(edition.cache, lang, anchor, sources)
-    ctx = Context(game, plan, lang, anchor, sources, module_image, kept)
+    kept = _kept_runs(edition.cache, lang, anchor, sources)
+    pictures = partial(files.add_all_from, images)
+    ctx = Context(game, plan, lang, anchor, sources, module_image, pictures, kept)
     pdfs, thumbs = _thumbs(edition, options, folder)
     scenes = _scenes(game, lang, files, RenderCache(edition.cache / "scenes.pack"))
     links = [
@@ -191,13 +218,13 @@ def _edition(
     )
 
 
-def _kept_items(cache: Path, lang: str, anchor: str, sources: Sources) -> KeptItems:
-    """The units' items the edition's last build wrote, for those made of the same things;
-    what they all depend on is the language with its words, the anchor and the folders the
-    links are made from."""
+def _kept_runs(cache: Path, lang: str, anchor: str, sources: Sources) -> KeptRuns:
+    """The runs of the units section the edition's last builds wrote, for those made of the
+    same things; what they all depend on is the language with its words, the anchor and the
+    folders the links are made from."""
     folders = (str(sources.base), str(sources.page_folder))
     shared = shared_part(lang, *unit_words(lang), anchor, *folders)
-    return KeptItems(cache / RECORD, shared)
+    return KeptRuns(cache / RUNS, shared)
 
 
 def _thumbs(

@@ -1,31 +1,38 @@
-"""The preview page's items kept from the last build: each unit's HTML under a key of what
-decides it, in one record of the edition's cache folder (an 8,000-counter page made every
-unit's item again on every build, though one unit had changed).
+"""The preview page's units section kept from the last build in runs of RUN_UNITS units: each
+run's HTML (its items, with the headings and list tags that fall among them) in a render cache
+of the edition's cache folder, under a key of what decides it. A warm build looks a run up
+with one key worked out in passes that stay in C, and makes again only the runs a changed unit
+is in (an 8,000-counter page made, or looked up, every unit's item on every build).
 
-A key holds the unit's identity (the digest of its records: compiler.backends.art.identity),
-its place in the sources as its link shows it and the names of its images; the record holds,
-besides the items, what every item shares: the code that writes them, the renderer's
-fingerprint (how values are shown), the language and its words, the anchor and the folders
-links are made relative to. A record whose shared part differs, or that is damaged, is no
-record: every item is made again.
+A run's key holds, for each of its units, its content digest (compiler.model.digests, which
+the loader tells for every unit it read back), its place in the sources (file and line) and
+the names of its images, with the HTML that comes before its item; and what every run shares:
+the code that writes them, the renderer's fingerprint (how values are shown: in every
+digest_key), the language and its words, the anchor, the folders links are made relative to
+and how each data file's link is shown. A run whose bytes are damaged is no run (the cache
+checks each entry's CRC): it is made again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
-from compiler.backends.keptrecord import all_of_type, read_record, write_record
-from compiler.backends.rendercache import renderer_fingerprint
+from compiler.backends.rendercache import RenderCache, digest_key
 
-RECORD = "preview-units.marshal"
-"""The record in an edition's cache folder."""
-FORMAT = "countermix-preview-units-1"
+RUNS = "preview-units.pack"
+"""The render cache of the runs in an edition's cache folder."""
+OLD_RECORD = "preview-units.marshal"
+"""Where the items were kept one by one before: removed when the runs are saved."""
+FORMAT = "countermix-preview-units-2"
+RUN_UNITS = 32
+"""Units whose items are kept together: an unchanged run costs one look-up."""
 CODE = ("sections.py", "html.py", "kept.py")
-"""The preview code an item is written by (its bytes are in every record's shared part)."""
+"""The preview code an item is written by (its bytes are in every key)."""
 
 
 @cache
@@ -38,10 +45,10 @@ def code_digest() -> str:
 
 
 def shared_part(*parts: str) -> str:
-    """What every item of a record depends on besides its key: `parts` (the language, its
-    words, the anchor, the folders ...), the code and the working folder (a data file's name
-    may be relative to it)."""
-    return "\0".join((FORMAT, code_digest(), renderer_fingerprint(), _working_folder(), *parts))
+    """What every run depends on besides its units: `parts` (the language, its words, the
+    anchor, the folders ...), the code and the working folder (a data file's name may be
+    relative to it)."""
+    return "\0".join((FORMAT, code_digest(), _working_folder(), *parts))
 
 
 def _working_folder() -> str:
@@ -52,41 +59,70 @@ def _working_folder() -> str:
         return "?"
 
 
-class KeptItems:
-    """Items by key, read from the last build's record and written back when they changed."""
+Columns = Sequence[Sequence[str]]
+"""What a run's units are, field by field: a column per field, an entry per unit (no entry
+holds a NUL: digests, file names, image names)."""
 
-    def __init__(self, record: Path | None, shared: str) -> None:
-        self.record = record
-        self.shared = shared
-        self.old = read_items(record, shared)
-        self.items: dict[str, str] = {}
-        """The items of this build, by key."""
+
+class KeptRuns:
+    """Runs of the units section by key, read from the last build's cache and kept there."""
+
+    def __init__(self, pack: Path | None, shared: str) -> None:
+        self.cache = RenderCache(pack)
+        self.seed = hashlib.sha256(shared.encode("utf-8", "surrogatepass"))
         self.made = 0
+        """Runs made by this build (not found)."""
 
-    def item(self, key: str, make: Callable[[], str]) -> str:
-        """The item under `key`: the last build's, else made now."""
-        found = self.old.get(key)
-        if found is None:
-            found = make()
-            self.made += 1
-        self.items[key] = found
-        return found
+    def share(self, parts: Sequence[str]) -> None:
+        """Add `parts` to what every run shares (before any run is looked up)."""
+        data = repr(list(parts)).encode("utf-8", "surrogatepass")
+        self.seed.update(len(data).to_bytes(8, "big"))
+        self.seed.update(data)
+
+    def run(
+        self,
+        columns: Columns,
+        numbers: array[int],
+        before: Sequence[str],
+        make: Callable[[], str],
+    ) -> str:
+        """The HTML of a run of units, each described by its entry of every column, of
+        `numbers` (their lines) and of `before` (the HTML before its item): the last build's
+        when it kept the same run, else made now and kept."""
+        key = run_key(self.seed, columns, numbers, before)
+        found = self.cache.get(key)
+        if found is not None:
+            try:
+                return found.decode("utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                pass
+        made = make()
+        self.cache.put(key, made.encode("utf-8", "surrogatepass"))
+        self.made += 1
+        return made
 
     def save(self) -> None:
-        """The record written again when this build made an item or left one out (only this
-        build's items are kept); else left as it is. A cache folder that cannot be written is
-        left too: the build reports its output folder's own error."""
-        if self.record is None or (not self.made and self.items.keys() == self.old.keys()):
-            return
-        write_record(self.record, (FORMAT, self.shared), self.items)
+        """The cache written where it changed (nothing written when every run was found);
+        the record the items were kept in one by one before is removed."""
+        self.cache.save()
+        if self.cache.pack is not None:
+            try:
+                (self.cache.pack.parent / OLD_RECORD).unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
-def read_items(record: Path | None, shared: str) -> dict[str, str]:
-    """The items of a record written with the same shared part; empty when there is none, or
-    it is damaged or of another shape."""
-    items = read_record(record, (FORMAT, shared))
-    if type(items) is not dict:
-        return {}
-    if not all_of_type(items, str) or not all_of_type(items.values(), str):
-        return {}  # checked in passes that stay in C: thousands of items
-    return items
+def run_key(
+    seed: hashlib._Hash, columns: Columns, numbers: array[int], before: Sequence[str]
+) -> str:
+    """The cache key of a run: `seed` (what every run shares), then each column joined (its
+    length first: no two runs give the same bytes), the numbers' bytes and the repr of the
+    HTML before each item."""
+    digest = seed.copy()
+    for column in columns:
+        data = "\0".join(column).encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    digest.update(numbers.tobytes())
+    digest.update(repr(list(before)).encode("utf-8", "surrogatepass"))
+    return digest_key("preview-units", digest.hexdigest())

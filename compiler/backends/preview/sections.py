@@ -3,25 +3,30 @@ cards by deck, scenarios, sheet page thumbnails and charts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from array import array
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain, groupby
+from operator import attrgetter
 
 from compiler.backends.art.faces import figure
-from compiler.backends.art.identity import unit_identity
 from compiler.backends.preview.html import Sources, e
-from compiler.backends.preview.kept import KeptItems
+from compiler.backends.preview.kept import RUN_UNITS, KeptRuns
 from compiler.backends.preview.thumbs import Thumb
 from compiler.backends.vassal.buildfile import ModulePlan
 from compiler.backends.vassal.pieces import Images
 from compiler.diagnostics import Location
 from compiler.i18n import tr
 from compiler.model.common import Scalar
+from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 
 Picture = Callable[[str], str]
 """An image of the module (its name inside images/) → the preview file's name."""
+Pictures = Callable[[Iterable[str]], None]
+"""Images of the module named at once (each preview file's name is what `Picture` gives)."""
 
 
 @dataclass(frozen=True)
@@ -35,11 +40,21 @@ class Context:
     anchor: str
     sources: Sources
     picture: Picture
-    kept: KeptItems | None = None
-    """The units' items of the last build (None: every item is made)."""
+    pictures: Pictures | None = None
+    """Images of the module named at once (None: one by one, with `picture`)."""
+    kept: KeptRuns | None = None
+    """The runs of units of the last build (None: every item is made)."""
 
     def tr(self, message: str) -> str:
         return tr(message, self.lang)
+
+    def name_pictures(self, names: Iterable[str]) -> None:
+        """Name images of the module the page shows, at once when the context can."""
+        if self.pictures is not None:
+            self.pictures(names)
+        else:
+            for name in names:
+                self.picture(name)
 
 
 def _values(values: Mapping[str, Scalar] | None) -> str:
@@ -73,18 +88,6 @@ def _item(ctx: Context, kind: str, ident: str, faces: str, lines: list[str], loc
     )
 
 
-def _unit(ctx: Context, unit: Unit) -> str:
-    """A unit's item: the last build's when nothing it is made of changed (see kept)."""
-    images = ctx.plan.unit_images[unit.id]
-    front = ctx.picture(images.front)
-    back = ctx.picture(images.back) if images.back else ""
-    if ctx.kept is None:
-        return _unit_item(ctx, unit, front, back)
-    shown, href = ctx.sources.file(unit.loc.path)  # as its link shows it
-    key = f"{unit_identity(ctx.game, unit)}\0{shown}\0{href}\0{unit.loc.line}\0{front}\0{back}"
-    return ctx.kept.item(key, partial(_unit_item, ctx, unit, front, back))
-
-
 def unit_words(lang: str) -> tuple[str, ...]:
     """The words of the language a unit's item is written with (in a kept record's shared
     part)."""
@@ -115,25 +118,87 @@ def _opening(ctx: Context, part: str, title: str) -> str:
 
 
 def units_section(ctx: Context) -> str:
-    """Counters and blocks by side, then by formation (the module's trays)."""
+    """Counters and blocks by side, then by formation (the module's trays): in runs of units
+    kept from the last build (see kept), each made again only when one of its units, or what
+    comes before one, changed."""
     game = ctx.game
+    if not game.units:
+        return ""
+    blocks = _unit_blocks(ctx)
+    units = list(chain.from_iterable(members for _, members in blocks))
+    before = [""] * len(units)
+    start = 0
+    for heading, members in blocks:
+        before[start] = heading
+        start += len(members)
+    images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
+    fronts = list(map(attrgetter("front"), images))
+    backs = list(map(attrgetter("back"), images))
+    ctx.name_pictures([*fronts, *filter(None, backs)])
     out = [_opening(ctx, "units", ctx.tr("Counters and blocks"))]
-    for side in game.game.sides:
-        units = [u for u in game.units if u.side == side.id]
-        if not units:
-            continue
-        out.append(f"<h4>{e(side.name.get(ctx.lang))}</h4>\n")
-        groups: dict[str, list[Unit]] = {}
-        for unit in units:
-            groups.setdefault(unit.formation, []).append(unit)
-        for formation_id, members in groups.items():
-            formation = game.formation(formation_id)
+    if ctx.kept is None:
+        out.append(_run_items(ctx, units, fronts, backs, before))
+    else:
+        paths = list(map(attrgetter("loc.path"), units))
+        columns = (list(map(content_digest, units)), paths, fronts, backs)
+        lines = array("q", map(attrgetter("loc.line"), units))
+        ctx.kept.share(_file_links(ctx, paths))
+        for at in range(0, len(units), RUN_UNITS):
+            end = at + RUN_UNITS
+            make = partial(
+                _run_items, ctx, units[at:end], fronts[at:end], backs[at:end], before[at:end]
+            )
+            run = [column[at:end] for column in columns]
+            out.append(ctx.kept.run(run, lines[at:end], before[at:end], make))
+    out.append("</ul>\n</section>\n" if units else "</section>\n")
+    return "".join(out)
+
+
+def _file_links(ctx: Context, paths: list[str]) -> list[str]:
+    """How the link to each of the data files in `paths` is shown (its name and href), in the
+    order of their names."""
+    return ["\0".join((name, *ctx.sources.file(name))) for name in sorted(set(paths))]
+
+
+def _unit_blocks(ctx: Context) -> list[tuple[str, list[Unit]]]:
+    """The units by side, in the game's order of sides, then by formation, in the order the
+    formations first appear among the side's units: each group with the HTML that comes
+    before its first item (the list before closed, the side's heading for its first group,
+    the formation's heading and the list opened). Units stand in the game's list mostly in
+    such groups already: they are taken in stretches."""
+    units = ctx.game.units
+    keys = map(attrgetter("side", "formation"), units)
+    stretches: dict[tuple[str, str], list[tuple[Unit, ...]]] = {}
+    start = 0
+    for key, stretch in groupby(keys):
+        end = start + len(list(stretch))
+        stretches.setdefault(key, []).append(units[start:end])
+        start = end
+    by_side: dict[str, list[tuple[str, str]]] = {}
+    for key in stretches:
+        by_side.setdefault(key[0], []).append(key)
+    blocks: list[tuple[str, list[Unit]]] = []
+    for side in ctx.game.game.sides:
+        side_heading = f"<h4>{e(side.name.get(ctx.lang))}</h4>\n"
+        for key in by_side.get(side.id, ()):
+            formation = ctx.game.formation(key[1])
             label = formation.name.get(ctx.lang) if formation else ctx.tr("Other units")
-            out.append(f'<h5>{e(label)}</h5>\n<ul class="grid">\n')
-            out.extend(_unit(ctx, unit) for unit in members)
-            out.append("</ul>\n")
-    out.append("</section>\n")
-    return "".join(out) if game.units else ""
+            heading = "</ul>\n" if blocks else ""
+            heading += f'{side_heading}<h5>{e(label)}</h5>\n<ul class="grid">\n'
+            side_heading = ""
+            blocks.append((heading, list(chain.from_iterable(stretches[key]))))
+    return blocks
+
+
+def _run_items(
+    ctx: Context, units: list[Unit], fronts: list[str], backs: list[str], before: list[str]
+) -> str:
+    """The items of a run of units, each after what comes before it."""
+    out = []
+    for unit, front, back, heading in zip(units, fronts, backs, before, strict=True):
+        out.append(heading)
+        out.append(_unit_item(ctx, unit, ctx.picture(front), ctx.picture(back) if back else ""))
+    return "".join(out)
 
 
 def markers_section(ctx: Context) -> str:
