@@ -70,10 +70,9 @@ def test_the_plan_gives_the_imposed_pages_and_their_keys(duplex: str) -> None:
         page_key(options.page_pt, faces) for faces in pages
     ]
     height = options.page_pt[1]
-    for number, faces in enumerate(pages):
-        assert thumbs._plan_face_keys(identities, plan, number, height) == [
-            thumbs._face_key(ref, slot, height) for ref, slot in faces
-        ]
+    assert thumbs._all_face_keys(identities, plan, height) == {
+        thumbs._face_key(ref, slot, height) for faces in pages for ref, slot in faces
+    }
 
 
 def test_a_plan_is_kept_and_read_back(tmp_path: Path) -> None:
@@ -147,3 +146,26 @@ def test_page_keys_change_with_the_code_that_draws_a_page(monkeypatch: pytest.Mo
     monkeypatch.setattr(thumbs, "_plan_code", lambda: "other code")
     after = thumbs._page_keys(options.page_pt, identities, plan)
     assert not set(after) & set(before)
+
+
+def test_the_faces_of_the_pages_found_stay_in_the_cache(tmp_path: Path) -> None:
+    """Builds that find every page keep the faces' pixels (a page drawn again later finds
+    them) past the age at which unused entries leave the cache."""
+    from compiler.backends.rendercache import AGE_LIMIT
+
+    doc, options = counters("mirror")
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    thumbs.sheet_thumbs(pdf, doc, options, cold)
+    cold.save()
+    height = options.page_pt[1]
+    faces = {thumbs._face_key(ref, slot, height) for p in pages for ref, slot in p}
+    drawn = faces & RenderCache(pack).index.keys()
+    assert drawn
+    for _ in range(AGE_LIMIT + 2):
+        warm = RenderCache(pack)
+        thumbs.sheet_thumbs(pdf, doc, options, warm)
+        warm.save()
+    assert drawn <= RenderCache(pack).index.keys()

@@ -9,11 +9,12 @@ import functools
 import hashlib
 import marshal
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, compress
-from operator import itemgetter
+from operator import add, attrgetter, getitem, itemgetter
 from pathlib import Path
 
 from compiler.backends.art.display import Drawing, Rect
@@ -141,10 +142,14 @@ def _face_ref(doc: SheetDoc, item: int, side: int) -> FaceRef:
 def _plan_key(doc: SheetDoc, options: SheetOptions) -> str:
     """The cache key of a document's plan: what the imposition is made from (the options,
     the slot size, each piece's copies and whether it has a back) and the code that makes
-    it."""
-    pieces = [(p.copies, p.back is not None) for p in doc.pieces]
-    made = repr((options, doc.slot_mm, pieces, _plan_code()))
-    return digest_key("preview-plan", hashlib.sha256(made.encode()).hexdigest())
+    it (the pieces' parts as the bytes of arrays: thousands of pieces)."""
+    copies = array("q", map(attrgetter("copies"), doc.pieces)).tobytes()
+    backs = bytes(back is not None for back in map(attrgetter("back"), doc.pieces))
+    made = repr((options, doc.slot_mm, len(doc.pieces), _plan_code())).encode()
+    digest = hashlib.sha256(made)
+    digest.update(copies)
+    digest.update(backs)
+    return digest_key("preview-plan", digest.hexdigest())
 
 
 @functools.cache
@@ -192,7 +197,7 @@ def _read_plan(data: bytes, doc: SheetDoc) -> Plan | None:
 
 def _names_printed_faces(doc: SheetDoc, spots: list[Spot], slots: int) -> bool:
     """Whether each spot names a piece of the document, its front or a back it has, and one
-    of `slots` slots (in passes that stay in C, but for the pieces with backs)."""
+    of `slots` slots (in passes that stay in C)."""
     if not spots:
         return True
     items, sides, numbers = (list(map(itemgetter(n), spots)) for n in range(3))
@@ -200,7 +205,8 @@ def _names_printed_faces(doc: SheetDoc, spots: list[Spot], slots: int) -> bool:
         return False
     if min(numbers) < 0 or max(numbers) >= slots:
         return False
-    return all(doc.pieces[item].back is not None for item in set(compress(items, sides)))
+    backs = list(map(attrgetter("back"), doc.pieces))
+    return None not in map(backs.__getitem__, set(compress(items, sides)))
 
 
 def _all(values: object, kind: type) -> bool:
@@ -225,10 +231,10 @@ def sheet_thumbs(
         found = cache.get(key)
         if found is not None:
             made[key] = found
-            # its faces stay as long as the page does: drawn again, it finds them
-            cache.keep(_plan_face_keys(identities, plan, index, options.page_pt[1]))
         elif key not in todo:
             todo[key] = index
+    # the faces stay as long as their pages do: a page drawn again finds them
+    cache.keep(_all_face_keys(identities, plan, options.page_pt[1]))
     drawings: dict[str, Drawing] = {}
     jobs = [
         partial(_draw_page, options.page_pt, _page_faces(doc, plan, i), drawings, cache.get)
@@ -263,35 +269,39 @@ def _page_keys(
 ) -> list[str]:
     """The cache key of every page's thumbnail — the page's size, then each face's look and
     slot, in order — for every page of the plan (`identities`: of each piece's front and
-    back), each slot's text worked out once."""
+    back), each slot's text worked out once and each page's text joined in passes that stay
+    in C."""
     places = [f"@{x:.3f},{y:.3f},{w:.3f},{h:.3f}" for x, y, w, h in plan.slots]
     head = _page_head(page)
+    looks, numbers = _spot_columns(identities, plan)
+    texts = list(map(add, map("\n".__add__, looks), map(places.__getitem__, numbers)))
     keys = []
+    start = 0
     for spots in plan.pages:
+        end = start + len(spots)
         digest = hashlib.sha256(head)
-        for item, side, number in spots:
-            digest.update(f"\n{identities[item][side]}{places[number]}".encode())
+        digest.update("".join(texts[start:end]).encode())
         keys.append(digest_key("preview-page", digest.hexdigest()))
+        start = end
     return keys
 
 
-def _plan_face_keys(
-    identities: list[tuple[str, str]], plan: Plan, page: int, page_height: float
-) -> list[str]:
-    """The `_face_key` of each face of a page of the plan (`identities` as for _page_keys),
-    the common parts of the keys joined once (a warm build keeps the faces of every page it
-    finds: tens of thousands of keys)."""
+def _spot_columns(identities: list[tuple[str, str]], plan: Plan) -> tuple[list[str], list[int]]:
+    """The look (identity) and the slot's number of every spot of the plan, page after page
+    (in passes that stay in C)."""
+    spots = list(chain.from_iterable(plan.pages))
+    items = map(identities.__getitem__, map(itemgetter(0), spots))
+    looks: list[str] = list(map(getitem, items, map(itemgetter(1), spots)))
+    return looks, list(map(itemgetter(2), spots))
+
+
+def _all_face_keys(identities: list[tuple[str, str]], plan: Plan, page_height: float) -> set[str]:
+    """The `_face_key` of every face of the plan, in passes that stay in C (a warm build keeps
+    the faces of every page it finds: tens of thousands of keys)."""
+    looks, numbers = _spot_columns(identities, plan)
     head = digest_key("preview-face", "")
-    tails: dict[float, str] = {}
-    keys = []
-    for item, side, number in plan.pages[page]:
-        slot = plan.slots[number]
-        tail = tails.get(slot[3])
-        if tail is None:
-            pixels = _face_pixels(Slot(*slot), page_height)
-            tail = tails[slot[3]] = f":{pixels}:{FACE_SUPERSAMPLE}"
-        keys.append(head + identities[item][side] + tail)
-    return keys
+    tails = [f":{_face_pixels(Slot(*slot), page_height)}:{FACE_SUPERSAMPLE}" for slot in plan.slots]
+    return set(map(head.__add__, map(add, looks, map(tails.__getitem__, numbers))))
 
 
 def _face_pixels(slot: Slot, page_height: float) -> int:
