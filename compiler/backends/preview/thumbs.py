@@ -72,6 +72,15 @@ class Plan:
 
     slots: tuple[Place, ...]
     pages: tuple[tuple[Spot, ...], ...]
+    columns: tuple[list[int], list[int], list[int]]
+    """The piece, side and slot number of every spot, page after page."""
+
+
+def _plan(slots: tuple[Place, ...], pages: tuple[tuple[Spot, ...], ...]) -> Plan:
+    """A plan of these slots and pages, with its columns (worked out in passes in C)."""
+    spots = list(chain.from_iterable(pages))
+    items, sides, numbers = (list(map(itemgetter(n), spots)) for n in range(3))
+    return Plan(slots, pages, (items, sides, numbers))
 
 
 def sheet_faces(doc: SheetDoc, options: SheetOptions) -> list[list[Face]]:
@@ -95,7 +104,7 @@ def sheet_plan(doc: SheetDoc, options: SheetOptions) -> Plan:
         pages.append(fronts)
         if imposition.mode == "mirror" and backs:
             pages.append(backs)
-    return Plan(tuple(slots), tuple(pages))
+    return _plan(tuple(slots), tuple(pages))
 
 
 def _by_sheet(imposition: Imposition) -> list[list[Placement]]:
@@ -192,15 +201,18 @@ def _read_plan(data: bytes, doc: SheetDoc) -> Plan | None:
     spots = list(chain.from_iterable(pages))
     if not set(map(len, spots)) <= {3} or not all_of_type(chain(*spots), int):
         return None
-    return Plan(slots, pages) if _names_printed_faces(doc, spots, len(slots)) else None
+    plan = _plan(slots, pages)
+    return plan if _names_printed_faces(doc, plan.columns, len(slots)) else None
 
 
-def _names_printed_faces(doc: SheetDoc, spots: list[Spot], slots: int) -> bool:
-    """Whether each spot names a piece of the document, its front or a back it has, and one
-    of `slots` slots (in passes that stay in C)."""
-    if not spots:
+def _names_printed_faces(
+    doc: SheetDoc, columns: tuple[list[int], list[int], list[int]], slots: int
+) -> bool:
+    """Whether each spot (of the plan's `columns`) names a piece of the document, its front
+    or a back it has, and one of `slots` slots (in passes that stay in C)."""
+    items, sides, numbers = columns
+    if not items:
         return True
-    items, sides, numbers = (list(map(itemgetter(n), spots)) for n in range(3))
     if min(items) < 0 or max(items) >= len(doc.pieces) or not set(sides) <= {0, 1}:
         return False
     if min(numbers) < 0 or max(numbers) >= slots:
@@ -273,8 +285,8 @@ def _page_keys(
     in C."""
     places = [f"@{x:.3f},{y:.3f},{w:.3f},{h:.3f}" for x, y, w, h in plan.slots]
     head = _page_head(page)
-    looks, numbers = _spot_columns(identities, plan)
-    texts = list(map(add, map("\n".__add__, looks), map(places.__getitem__, numbers)))
+    looks = _spot_looks(identities, plan)
+    texts = list(map(add, map("\n".__add__, looks), map(places.__getitem__, plan.columns[2])))
     keys = []
     start = 0
     for spots in plan.pages:
@@ -286,19 +298,16 @@ def _page_keys(
     return keys
 
 
-def _spot_columns(identities: list[tuple[str, str]], plan: Plan) -> tuple[list[str], list[int]]:
-    """The look (identity) and the slot's number of every spot of the plan, page after page
-    (in passes that stay in C)."""
-    spots = list(chain.from_iterable(plan.pages))
-    items = map(identities.__getitem__, map(itemgetter(0), spots))
-    looks: list[str] = list(map(getitem, items, map(itemgetter(1), spots)))
-    return looks, list(map(itemgetter(2), spots))
+def _spot_looks(identities: list[tuple[str, str]], plan: Plan) -> list[str]:
+    """The look (identity) of every spot of the plan, page after page (in a pass in C)."""
+    items, sides, _numbers = plan.columns
+    return list(map(getitem, map(identities.__getitem__, items), sides))
 
 
 def _all_face_keys(identities: list[tuple[str, str]], plan: Plan, page_height: float) -> set[str]:
     """The `_face_key` of every face of the plan, in passes that stay in C (a warm build keeps
     the faces of every page it finds: tens of thousands of keys)."""
-    looks, numbers = _spot_columns(identities, plan)
+    looks, numbers = _spot_looks(identities, plan), plan.columns[2]
     head = digest_key("preview-face", "")
     tails = [f":{_face_pixels(Slot(*slot), page_height)}:{FACE_SUPERSAMPLE}" for slot in plan.slots]
     return set(map(head.__add__, map(add, looks, map(tails.__getitem__, numbers))))
