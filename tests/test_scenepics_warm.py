@@ -252,3 +252,24 @@ def test_the_preview_keeps_what_its_scenario_pictures_are_made_from(
         _scenes(game_with_aids(mini), "en", Files(), RenderCache(pack))
     later = RenderCache(pack)
     assert all(later.holds(key) for key in [support, *keys])
+
+
+@pytest.mark.parametrize(
+    ("laid", "whole"),
+    [
+        ([], True),
+        ([("key", 1, 2, 3, 4)], True),
+        ([("key", 1, 2, 3, 4), ("other", 0, 0, 0, 0)], True),
+        ([("key", 1, 2, 3)], False),
+        ([("key", 1, 2, 3, 4, 5)], False),
+        ([(1, 1, 2, 3, 4)], False),
+        ([("key", 1.0, 2, 3, 4)], False),
+        ([("key", True, 2, 3, 4)], False),
+        ([["key", 1, 2, 3, 4]], False),
+        ([("key", 1, 2, 3, "4")], False),
+        (("key", 1, 2, 3, 4), False),
+        (None, False),
+    ],
+)
+def test_only_a_list_of_faces_laid_is_read_back_as_one(laid: object, whole: bool) -> None:
+    assert scenepics._are_laid(laid) is whole

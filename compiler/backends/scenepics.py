@@ -35,6 +35,8 @@ import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 
 from PIL import Image
@@ -45,6 +47,7 @@ from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
+from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pergame import PerGame, PerGameMemo
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key
 from compiler.backends.scenepics_draw import (
@@ -498,14 +501,13 @@ def _laid_entry(
 
 
 def _are_laid(laid: object) -> bool:
-    """Whether `laid` is a list of what was laid where (Laid) as marshal gives it back."""
-    return isinstance(laid, list) and all(
-        isinstance(item, tuple)
-        and len(item) == 5
-        and isinstance(item[0], str)
-        and all(type(n) is int for n in item[1:])
-        for item in laid
-    )
+    """Whether `laid` is a list of what was laid where (Laid) as marshal gives it back (in
+    passes that stay in C: a large scenario lays thousands of faces)."""
+    if type(laid) is not list or not all_of_type(laid, tuple):
+        return False
+    if not set(map(len, laid)) <= {5} or not all_of_type(map(itemgetter(0), laid), str):
+        return False
+    return all_of_type(chain.from_iterable(map(itemgetter(slice(1, 5)), laid)), int)
 
 
 BAND_ROWS = 32
