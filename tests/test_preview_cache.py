@@ -104,8 +104,9 @@ def test_a_thumbnail_drawn_again_takes_its_faces_from_the_cache(
     cold = RenderCache(pack)
     first = thumbs.sheet_thumbs(pdf, doc, options, cold)
     cold.save()
-    plan = thumbs.sheet_plan(doc, options)
-    page_keys = thumbs._page_keys(options.page_pt, thumbs._identities(doc), plan)
+    plan_key, layout, _plan = thumbs._known_layout(doc, options, RenderCache(None))
+    fronts, backs = thumbs._looks(doc)
+    page_keys = thumbs._page_keys(options.page_pt, plan_key, fronts, backs, layout.ranges)
     rasterised: list[int] = []
 
     def spy(drawing: object, height: int, supersample: int = 4) -> object:

@@ -65,24 +65,54 @@ def test_the_plan_gives_the_imposed_pages_and_their_keys(duplex: str) -> None:
     pages = thumbs.sheet_faces(doc, options)
     assert [[(ref.identity, slot) for ref, slot in page] for page in pages] == imposed(doc, options)
     plan = thumbs.sheet_plan(doc, options)
-    identities = thumbs._identities(doc)
-    assert thumbs._page_keys(options.page_pt, identities, plan) == [
-        page_key(options.page_pt, faces) for faces in pages
-    ]
     height = options.page_pt[1]
+    layout = thumbs._layout_of(plan, height)
+    for (first, end, sides), spots in zip(layout.ranges, plan.pages, strict=True):
+        assert all(first <= item < end for item, _side, _slot in spots)
+        assert {side for _item, side, _slot in spots} == {s for s in (0, 1) if sides >> s & 1}
+    identities = thumbs._identities(doc)
     assert thumbs._all_face_keys(identities, plan, height) == {
         thumbs._face_key(ref, slot, height) for faces in pages for ref, slot in faces
     }
+    fronts, backs = thumbs._looks(doc)
+    if len(layout.heights) == 1:
+        assert thumbs._face_keys_kept(fronts, backs, layout, None, height) >= {
+            thumbs._face_key(ref, slot, height) for faces in pages for ref, slot in faces
+        }
+    keys = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
+    assert len(set(keys)) == len(keys)
+    assert thumbs._page_keys(options.page_pt, "other plan", fronts, backs, layout.ranges) != keys
+
+
+@pytest.mark.parametrize("piece", [0, 7, -1])
+def test_a_changed_face_changes_the_keys_of_the_pages_it_is_on(piece: int) -> None:
+    doc, options = counters("mirror")
+    plan = thumbs.sheet_plan(doc, options)
+    layout = thumbs._layout_of(plan, options.page_pt[1])
+    fronts, backs = thumbs._looks(doc)
+    keys = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
+    number = piece % len(doc.pieces)
+    changed = [*fronts]
+    changed[number] = "unit:en:changed"
+    again = thumbs._page_keys(options.page_pt, "plan", changed, backs, layout.ranges)
+    on = {n for n, spots in enumerate(plan.pages) if (number, 0) in {s[:2] for s in spots}}
+    differ = {n for n, (a, b) in enumerate(zip(keys, again, strict=True)) if a != b}
+    assert on and on <= differ
+    assert len(differ) < len(keys)
 
 
 def test_a_plan_is_kept_and_read_back(tmp_path: Path) -> None:
     doc, options = counters("mirror")
     cache = RenderCache(tmp_path / "preview.pack")
-    made = thumbs._known_plan(doc, options, cache)
+    key, layout, plan = thumbs._known_layout(doc, options, cache)
+    assert plan == thumbs.sheet_plan(doc, options)
     cache.save()
     again = RenderCache(tmp_path / "preview.pack")
-    assert thumbs._known_plan(doc, options, again) == made
+    assert thumbs._known_layout(doc, options, again) == (key, layout, None)
     assert again.hits == 1 and again.misses == 0
+    for number, spots in enumerate(plan.pages):
+        found = again.get(key + thumbs.PAGE_SPOTS + str(number))
+        assert thumbs._read_page(found, doc, len(layout.slots), layout.ranges[number]) == spots
 
 
 def test_a_plan_for_other_copies_is_not_this_documents() -> None:
@@ -97,54 +127,96 @@ def test_a_plan_for_other_copies_is_not_this_documents() -> None:
 SLOT = (1.0, 2.0, 3.0, 4.0)
 
 
-def entry(slots: object, spots: object) -> bytes:
-    """A plan entry of one page."""
-    return marshal.dumps((slots, (spots,)))  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize(
     "entry_bytes",
     [
         b"",
         b"garbage",
         marshal.dumps(["a list"]),
-        entry((), ((0, 0, 0),)),  # a slot there is not
-        entry((SLOT,), ((10**6, 0, 0),)),  # a piece there is not
-        entry((SLOT,), ((-1, 0, 0),)),
-        entry((SLOT,), ((0, 2, 0),)),  # a third side
-        entry((SLOT,), ((0, 0, 1),)),
-        entry(((1.0, 2.0, 3.0),), ((0, 0, 0),)),  # a slot of three numbers
-        entry((SLOT,), ((0, 0),)),  # a spot of two
-        entry(((1, 2, 3, 4),), ((0, 0, 0),)),  # ints, not floats
-        entry((SLOT,), [(0, 0, 0)]),  # a list, not a tuple
-        entry((SLOT,), ((0.0, 0, 0),)),
+        marshal.dumps(((SLOT,), ((0, 10**6, 1),), (3,))),  # a piece there is not
+        marshal.dumps(((SLOT,), ((-1, 1, 1),), (3,))),
+        marshal.dumps(((SLOT,), ((2, 1, 1),), (3,))),  # a range backwards
+        marshal.dumps(((SLOT,), ((0, 1),), (3,))),  # a range of two
+        marshal.dumps(((SLOT,), ((0, 1, 4),), (3,))),  # a fourth side
+        marshal.dumps(((SLOT,), ((0, 1.0, 1),), (3,))),
+        marshal.dumps(((SLOT,), ((0, 1, 1),), (3.0,))),  # a height not in pixels
+        marshal.dumps((((1.0, 2.0, 3.0),), ((0, 1, 1),), (3,))),  # a slot of three numbers
+        marshal.dumps((((1, 2, 3, 4),), ((0, 1, 1),), (3,))),  # ints, not floats
+        marshal.dumps(((SLOT,), [(0, 1, 1)], (3,))),  # a list, not a tuple
+        marshal.dumps(((SLOT,), ((0, 1, 1),))),
     ],
 )
-def test_a_plan_entry_of_another_shape_is_a_miss(tmp_path: Path, entry_bytes: bytes) -> None:
+def test_a_layout_entry_of_another_shape_is_a_miss(tmp_path: Path, entry_bytes: bytes) -> None:
     doc, options = counters("mirror")
-    assert thumbs._read_plan(entry(((SLOT,)), ((0, 0, 0),)), doc) is not None
-    assert thumbs._read_plan(entry_bytes, doc) is None
+    assert thumbs._read_layout(marshal.dumps(((SLOT,), ((0, 1, 1),), (3,))), len(doc.pieces))
+    assert thumbs._read_layout(entry_bytes, len(doc.pieces)) is None
     cache = RenderCache(tmp_path / "preview.pack")
-    cache.put(thumbs._plan_key(doc, options), entry_bytes)
-    assert thumbs._known_plan(doc, options, cache) == thumbs.sheet_plan(doc, options)
+    cache.put(thumbs._plan_key(doc, options) + thumbs.LAYOUT, entry_bytes)
+    assert thumbs._known_layout(doc, options, cache)[2] == thumbs.sheet_plan(doc, options)
+
+
+def spots(*found: tuple[int, ...] | tuple[float, ...]) -> bytes:
+    return marshal.dumps(found)
+
+
+@pytest.mark.parametrize(
+    "entry_bytes",
+    [
+        None,
+        b"",
+        b"garbage",
+        marshal.dumps(["a list"]),
+        spots((0, 0, 1)),  # a slot there is not
+        spots((5, 0, 0)),  # a piece out of the page's range
+        spots((-1, 0, 0)),
+        spots((0, 2, 0)),  # a third side
+        spots((0, 0, 0), (1, 1, 0)),  # a back on a page of fronts
+        spots((0, 0)),  # a spot of two
+        spots((0.0, 0, 0)),
+        marshal.dumps([(0, 0, 0)]),  # a list, not a tuple
+    ],
+)
+def test_a_page_entry_of_another_shape_is_a_miss(entry_bytes: bytes | None) -> None:
+    doc, _options = counters("mirror")
+    assert thumbs._read_page(spots((0, 0, 0)), doc, 1, (0, 5, 1)) == ((0, 0, 0),)
+    assert thumbs._read_page(entry_bytes, doc, 1, (0, 5, 1)) is None
 
 
 def test_a_back_the_piece_does_not_have_is_a_miss() -> None:
     doc, _options = counters("mirror")
     doc = replace(doc, pieces=(replace(doc.pieces[0], back=None), *doc.pieces[1:]))
-    assert thumbs._read_plan(entry((SLOT,), ((0, 1, 0),)), doc) is None
-    assert thumbs._read_plan(entry((SLOT,), ((0, 0, 0),)), doc) is not None
+    assert thumbs._read_page(spots((0, 1, 0)), doc, 1, (0, 1, 3)) is None
+    assert thumbs._read_page(spots((0, 0, 0)), doc, 1, (0, 1, 3)) is not None
+
+
+def test_a_page_drawn_again_without_its_spots_is_the_same(tmp_path: Path) -> None:
+    """A page's spots missing from the cache: the plan is made again and the page is drawn
+    as it was."""
+    doc, options = counters("mirror")
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
+    cold.save()
+    warm = RenderCache(pack)
+    key, layout, _plan = thumbs._known_layout(doc, options, warm)
+    fronts, backs = thumbs._looks(doc)
+    for page in thumbs._page_keys(options.page_pt, key, fronts, backs, layout.ranges):
+        warm.index.pop(page, None)  # every page drawn again
+    warm.index.pop(key + thumbs.PAGE_SPOTS + "0")
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, warm)] == first
 
 
 def test_page_keys_change_with_the_code_that_draws_a_page(monkeypatch: pytest.MonkeyPatch) -> None:
     """A thumbnail drawn by other code is not served from the cache: the page keys hold a
     digest of the preview's page code."""
     doc, options = counters("mirror")
-    plan = thumbs.sheet_plan(doc, options)
-    identities = thumbs._identities(doc)
-    before = thumbs._page_keys(options.page_pt, identities, plan)
+    layout = thumbs._layout_of(thumbs.sheet_plan(doc, options), options.page_pt[1])
+    fronts, backs = thumbs._looks(doc)
+    before = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
     monkeypatch.setattr(thumbs, "_plan_code", lambda: "other code")
-    after = thumbs._page_keys(options.page_pt, identities, plan)
+    after = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
     assert not set(after) & set(before)
 
 
@@ -162,7 +234,7 @@ def test_the_faces_of_the_pages_found_stay_in_the_cache(tmp_path: Path) -> None:
     cold.save()
     height = options.page_pt[1]
     faces = {thumbs._face_key(ref, slot, height) for p in pages for ref, slot in p}
-    drawn = faces & RenderCache(pack).index.keys()
+    drawn = faces & RenderCache(pack).index.keys()  # the faces not printed from pictures
     assert drawn
     for _ in range(AGE_LIMIT + 2):
         warm = RenderCache(pack)

@@ -141,7 +141,7 @@ def _page_faces(doc: SheetDoc, plan: Plan, page: int) -> list[Face]:
 
 
 def _face_ref(doc: SheetDoc, item: int, side: int) -> FaceRef:
-    """The front (side 0) or back (1) of a piece a plan names (a printed one: _read_plan)."""
+    """The front (side 0) or back (1) of a piece a plan names (a printed one: _read_page)."""
     piece = doc.pieces[item]
     ref = piece.back if side else piece.front
     assert ref is not None
@@ -170,39 +170,114 @@ def _plan_code() -> str:
     return digest.hexdigest()
 
 
-def _known_plan(doc: SheetDoc, options: SheetOptions, cache: RenderCache) -> Plan:
-    """The document's plan from the cache (a warm build of a large game imposed tens of
-    thousands of copies again to find the same pages), else made and kept there."""
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a warm build needs of a plan to find its pages (each page's own spots are kept
+    apart: read only for a page drawn again): the slots, the pieces each page's faces are
+    of (a range of the document's pieces, from the first to past the last, and which of
+    their sides: 1 for fronts, 2 for backs, 3 for both) and the heights in pixels of the
+    faces in its slots."""
+
+    slots: tuple[Place, ...]
+    ranges: tuple[tuple[int, int, int], ...]
+    heights: tuple[int, ...]
+
+
+def _layout_of(plan: Plan, page_height: float) -> Layout:
+    """The layout of a plan (see Layout)."""
+    items, sides = plan.columns[:2]
+    ranges = []
+    start = 0
+    for spots in plan.pages:
+        end = start + len(spots)
+        page, shown = items[start:end], set(sides[start:end])
+        faces = (0 in shown) | (1 in shown) << 1
+        ranges.append((min(page), max(page) + 1, faces) if page else (0, 0, 0))
+        start = end
+    heights = sorted({_face_pixels(Slot(*slot), page_height) for slot in plan.slots})
+    return Layout(plan.slots, tuple(ranges), tuple(heights))
+
+
+def _known_layout(
+    doc: SheetDoc, options: SheetOptions, cache: RenderCache
+) -> tuple[str, Layout, Plan | None]:
+    """The document plan's key and layout from the cache (a warm build of a large game
+    imposed tens of thousands of copies again to find the same pages, then read them all
+    back), else the plan made, its layout and each page's spots kept there (the plan is
+    given too then). The entries stay as long as the document's pages are asked for."""
     key = _plan_key(doc, options)
-    found = cache.get(key)
-    if found is not None:
-        plan = _read_plan(found, doc)
-        if plan is not None:
-            return plan
+    found = cache.get(key + LAYOUT)
+    layout = _read_layout(found, len(doc.pieces)) if found is not None else None
+    if layout is not None:
+        cache.keep(key + PAGE_SPOTS + str(n) for n in range(len(layout.ranges)))
+        return key, layout, None
+    plan = _plan_kept(doc, options, cache, key)
+    return key, _layout_of(plan, options.page_pt[1]), plan
+
+
+def _plan_kept(doc: SheetDoc, options: SheetOptions, cache: RenderCache, key: str) -> Plan:
+    """The document's plan made, and its layout and each page's spots kept under its `key`."""
     plan = sheet_plan(doc, options)
-    cache.put(key, marshal.dumps((plan.slots, plan.pages)))
+    layout = _layout_of(plan, options.page_pt[1])
+    cache.put(key + LAYOUT, marshal.dumps((layout.slots, layout.ranges, layout.heights)))
+    for number, spots in enumerate(plan.pages):
+        cache.put(key + PAGE_SPOTS + str(number), marshal.dumps(spots))
     return plan
 
 
-def _read_plan(data: bytes, doc: SheetDoc) -> Plan | None:
-    """A plan read back, when it has the shape `_known_plan` writes and names only printed
-    faces and slots there are; None for any other bytes."""
+LAYOUT = ":layout"
+PAGE_SPOTS = ":page:"
+"""After a plan's key: the keys of its layout and of each page's spots."""
+
+
+def _read_layout(data: bytes, pieces: int) -> Layout | None:
+    """A layout read back, when it has the shape `_known_layout` writes and names only
+    pieces there are; None for any other bytes."""
     try:
         read = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
-    if type(read) is not tuple or len(read) != 2:
+    if type(read) is not tuple or len(read) != 3:
         return None
-    slots, pages = read
+    slots, ranges, heights = read
     if not _all(slots, tuple) or not all(len(s) == 4 and _all(s, float) for s in slots):
         return None
-    if not _all(pages, tuple) or not all(_all(page, tuple) for page in pages):
+    if not _all(ranges, tuple) or not set(map(len, ranges)) <= {3}:
         return None
-    spots = list(chain.from_iterable(pages))
-    if not set(map(len, spots)) <= {3} or not all_of_type(chain(*spots), int):
+    if not all_of_type(chain.from_iterable(ranges), int):
         return None
-    plan = _plan(slots, pages)
-    return plan if _names_printed_faces(doc, plan.columns, len(slots)) else None
+    ends = list(chain.from_iterable(map(itemgetter(slice(0, 2)), ranges)))
+    if ends and (min(ends) < 0 or max(ends) > pieces):
+        return None
+    if not all(first <= end for first, end, _sides in ranges):
+        return None
+    if not set(map(itemgetter(2), ranges)) <= {0, 1, 2, 3} or not _all(heights, int):
+        return None
+    return Layout(slots, ranges, heights)
+
+
+def _read_page(
+    data: bytes | None, doc: SheetDoc, slots: int, pieces: tuple[int, int, int]
+) -> tuple[Spot, ...] | None:
+    """A page's spots read back, when they have the shape `_known_layout` writes and name
+    only printed faces of the page's range of `pieces` (and of its sides) and slots there
+    are; None for any other bytes."""
+    if data is None:
+        return None
+    try:
+        spots = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not _all(spots, tuple) or not set(map(len, spots)) <= {3}:
+        return None
+    if not all_of_type(chain(*spots), int):
+        return None
+    items, sides, numbers = (list(map(itemgetter(n), spots)) for n in range(3))
+    if items and (min(items) < pieces[0] or max(items) >= pieces[1]):
+        return None
+    if not set(sides) <= {side for side in (0, 1) if pieces[2] & (1 << side)}:
+        return None
+    return spots if _names_printed_faces(doc, (items, sides, numbers), slots) else None
 
 
 def _names_printed_faces(
@@ -234,9 +309,9 @@ def sheet_thumbs(
     pixels from the cache too, so a warm build rasterises only the faces that changed), the
     rest as outlines."""
     sizes = page_sizes(pdf)
-    plan = _known_plan(doc, options, cache)
-    identities = _identities(doc)
-    keys = _page_keys(options.page_pt, identities, plan)
+    plan_key, layout, plan = _known_layout(doc, options, cache)
+    fronts, backs = _looks(doc)
+    keys = _page_keys(options.page_pt, plan_key, fronts, backs, layout.ranges)
     made: dict[str, bytes] = {}
     todo: dict[str, int] = {}
     for index, key in enumerate(keys):
@@ -245,16 +320,25 @@ def sheet_thumbs(
             made[key] = found
         elif key not in todo:
             todo[key] = index
+    if len(layout.heights) > 1 and plan is None:
+        plan = sheet_plan(doc, options)  # faces of several heights: each face's own key
     # the faces stay as long as their pages do: a page drawn again finds them
-    cache.keep(_all_face_keys(identities, plan, options.page_pt[1]))
+    cache.keep(_face_keys_kept(fronts, backs, layout, plan, options.page_pt[1]))
     drawings: dict[str, Drawing] = {}
-    jobs = [
-        partial(_draw_page, options.page_pt, _page_faces(doc, plan, i), drawings, cache.get)
-        for i in todo.values()
-    ]
+    jobs = []
+    for index in todo.values():
+        spots = plan.pages[index] if plan is not None else None
+        if spots is None:
+            found = cache.get(plan_key + PAGE_SPOTS + str(index))
+            spots = _read_page(found, doc, len(layout.slots), layout.ranges[index])
+        if spots is None:  # missing or damaged: the plan made again (the same spots)
+            plan = _plan_kept(doc, options, cache, plan_key)
+            spots = plan.pages[index]
+        faces = [(_face_ref(doc, item, side), Slot(*layout.slots[n])) for item, side, n in spots]
+        jobs.append(partial(_draw_page, options.page_pt, faces, drawings, cache.get))
     for key, result in zip(todo, parallel_map(jobs), strict=True):
-        png, faces = marshal.loads(result)
-        for face_key, pixels in faces.items():
+        png, drawn = marshal.loads(result)
+        for face_key, pixels in drawn.items():
             cache.put(face_key, pixels)
         cache.put(key, png)
         made[key] = png
@@ -276,26 +360,51 @@ def _identities(doc: SheetDoc) -> list[tuple[str, str]]:
     return [(p.front.identity, "" if p.back is None else p.back.identity) for p in doc.pieces]
 
 
+def _looks(doc: SheetDoc) -> tuple[list[str], list[str]]:
+    """The identities of the pieces' fronts, and of their backs ("" for none)."""
+    fronts = list(map(attrgetter("front.identity"), doc.pieces))
+    backs = ["" if back is None else back.identity for back in map(attrgetter("back"), doc.pieces)]
+    return fronts, backs
+
+
 def _page_keys(
-    page: tuple[float, float], identities: list[tuple[str, str]], plan: Plan
+    page: tuple[float, float],
+    plan_key: str,
+    fronts: list[str],
+    backs: list[str],
+    ranges: Sequence[tuple[int, int, int]],
 ) -> list[str]:
-    """The cache key of every page's thumbnail — the page's size, then each face's look and
-    slot, in order — for every page of the plan (`identities`: of each piece's front and
-    back), each slot's text worked out once and each page's text joined in passes that stay
-    in C."""
-    places = [f"@{x:.3f},{y:.3f},{w:.3f},{h:.3f}" for x, y, w, h in plan.slots]
-    head = _page_head(page)
-    looks = _spot_looks(identities, plan)
-    texts = list(map(add, map("\n".__add__, looks), map(places.__getitem__, plan.columns[2])))
+    """The cache key of every page's thumbnail: the page's size, the plan (its key: where
+    each face of each page goes), the page's number, then the looks of the fronts, or the
+    backs, or both, of the pieces its faces are of (its range: `fronts` and `backs` of
+    every piece of the document), each page's joined in passes that stay in C."""
+    head = _page_head(page) + plan_key.encode()
     keys = []
-    start = 0
-    for spots in plan.pages:
-        end = start + len(spots)
+    for number, (first, end, sides) in enumerate(ranges):
         digest = hashlib.sha256(head)
-        digest.update("".join(texts[start:end]).encode())
+        digest.update(f"\n{number}:{first}:{end}:{sides}\n".encode())
+        if sides & 1:
+            digest.update("\0".join(fronts[first:end]).encode())
+        digest.update(b"\n")
+        if sides & 2:
+            digest.update("\0".join(backs[first:end]).encode())
         keys.append(digest_key("preview-page", digest.hexdigest()))
-        start = end
     return keys
+
+
+def _face_keys_kept(
+    fronts: list[str], backs: list[str], layout: Layout, plan: Plan | None, page_height: float
+) -> set[str]:
+    """The keys of the faces' pixels of every page: with the faces of one height, each
+    face of the pieces at that height (in passes that stay in C); else each face of the
+    `plan` at its own."""
+    if plan is not None and len(layout.heights) > 1:
+        identities = list(zip(fronts, backs, strict=True))
+        return _all_face_keys(identities, plan, page_height)
+    head = digest_key("preview-face", "")
+    tails = [f":{height}:{FACE_SUPERSAMPLE}" for height in layout.heights]
+    looks = set(filter(None, chain(fronts, backs)))
+    return {head + look + tail for tail in tails for look in looks}
 
 
 def _spot_looks(identities: list[tuple[str, str]], plan: Plan) -> list[str]:
