@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, compress
+from itertools import chain, compress, repeat
 from operator import add, attrgetter, getitem, itemgetter
 from pathlib import Path
 
@@ -363,8 +363,8 @@ def _identities(doc: SheetDoc) -> list[tuple[str, str]]:
 def _looks(doc: SheetDoc) -> tuple[list[str], list[str]]:
     """The identities of the pieces' fronts, and of their backs ("" for none)."""
     fronts = list(map(attrgetter("front.identity"), doc.pieces))
-    backs = ["" if back is None else back.identity for back in map(attrgetter("back"), doc.pieces)]
-    return fronts, backs
+    backs = map(attrgetter("back"), doc.pieces)  # None for none: no identity, ""
+    return fronts, list(map(getattr, backs, repeat("identity"), repeat("")))
 
 
 def _page_keys(
@@ -404,7 +404,8 @@ def _face_keys_kept(
     head = digest_key("preview-face", "")
     tails = [f":{height}:{FACE_SUPERSAMPLE}" for height in layout.heights]
     looks = set(filter(None, chain(fronts, backs)))
-    return {head + look + tail for tail in tails for look in looks}
+    keys = (map(head.__add__, map(add, looks, repeat(tail))) for tail in tails)
+    return set(chain.from_iterable(keys))
 
 
 def _spot_looks(identities: list[tuple[str, str]], plan: Plan) -> list[str]:
