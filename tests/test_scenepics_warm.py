@@ -150,7 +150,7 @@ def test_faces_laid_again_only_where_a_face_changed(
     again = RenderCache(tmp_path / "cache" / "scenes.pack")
     assert scene_png(scene, again) == plain
     assert 0 < len(laid) < shown
-    bands = [k for k in again.memory if k.split(":")[1:2] == ["scene-laid-band"]]
+    bands = [k for k in again.memory if k.split(":")[1:2] == ["scene-laid-rows"]]
     assert bands
     for key in bands:
         again.memory[key] = b"\x00damaged"
@@ -175,7 +175,7 @@ def test_a_png_read_back_keeps_what_it_was_made_from(mini: Path, tmp_path: Path)
     later = RenderCache(pack)
     scenepics.keep_scene_png(later, scenario, "en")
     kinds = {kind for key in later.used for kind in key.split(":")[1:2]}
-    assert {"scene-face", "scene-laid", "scene-laid-band", "scene-face-widths"} <= kinds
+    assert {"scene-face", "scene-laid", "scene-laid-rows", "scene-face-widths"} <= kinds
     assert made <= later.used
     damaged = RenderCache(None)
     damaged.put(scene_support_key(scenario), b"\x00not a list")

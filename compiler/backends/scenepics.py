@@ -466,18 +466,20 @@ def _lay_again(
 
 def _kept_bands(image: Image.Image, cache: RenderCache) -> list[str]:
     """A picture's pixels kept in `cache` BAND_ROWS rows at a time, each band under a digest
-    of its rows (a band the cache holds is not compressed again); their keys."""
+    of its rows, as they are (read back, they are the picture again at the speed of reading
+    them: decompressing a large picture's bands cost more than laying its changed faces);
+    their keys."""
     width, height = image.size
     stride = width * 3
     pixels = image.tobytes()
     keys: list[str] = []
     for top in range(0, height, BAND_ROWS):
         rows = pixels[top * stride : min(height, top + BAND_ROWS) * stride]
-        key = digest_key("scene-laid-band", hashlib.sha1(rows).hexdigest())
+        key = digest_key("scene-laid-rows", hashlib.sha1(rows).hexdigest())
         if cache.holds(key):
             cache.keep((key,))
         else:
-            cache.put(key, zlib.compress(rows, LEVEL))
+            cache.put(key, rows)
         keys.append(key)
     return keys
 
@@ -491,8 +493,8 @@ def _laid_entry(
         return None
     try:
         laid, bands = marshal.loads(data)
-        rows = [zlib.decompress(cache.get(key) or b"") for key in bands]
-    except (EOFError, TypeError, ValueError, zlib.error):
+        rows = [cache.get(key) or b"" for key in bands]
+    except (EOFError, TypeError, ValueError):
         return None
     pixels = b"".join(rows)
     if len(pixels) != size[0] * size[1] * 3 or not _are_laid(laid):
