@@ -273,3 +273,37 @@ def test_the_preview_keeps_what_its_scenario_pictures_are_made_from(
 )
 def test_only_a_list_of_faces_laid_is_read_back_as_one(laid: object, whole: bool) -> None:
     assert scenepics._are_laid(laid) is whole
+
+
+def test_the_boards_and_words_under_the_faces_are_kept(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A picture drawn again after one of its pieces changed takes its boards with the words
+    under the faces from the cache (not pasted and rasterised again) and gives the bytes of a
+    picture made without a cache; a damaged one is made again."""
+    cache = RenderCache(tmp_path / "cache" / "scenes.pack")
+    game = game_with_aids(mini)
+    scene_png(scenario_scene(game, game.scenarios[0], "en", cache), cache)
+    cache.save()
+    bump_front(mini, PLACED)
+    game = game_with_aids(mini)
+    scene = scenario_scene(game, game.scenarios[0], "en", RenderCache(None))
+    plain = scene_png(scene)
+    under = scenepics._split_overlay(scene.overlay.ops)[0]
+    painted: list[int] = []
+    real = scenepics._paint
+
+    def spy(image: Image.Image, width: float, ops: list[object]) -> None:
+        painted.append(len(ops))
+        real(image, width, ops)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scenepics, "_paint", spy)
+    again = RenderCache(tmp_path / "cache" / "scenes.pack")
+    kept = scenario_scene(game, game.scenarios[0], "en", again)
+    assert scene_png(kept, again) == plain
+    assert under and len(under) not in painted
+    key = scenepics._base_key(kept, under)
+    again.memory[key] = b"\x00damaged"
+    painted.clear()
+    assert scene_png(kept, again) == plain
+    assert len(under) in painted

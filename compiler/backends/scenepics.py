@@ -295,23 +295,54 @@ def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
     face was rasterised at that size before (a warm build rasterises only the faces that
     changed), the faces laid over the same boards before are taken from it too and only the
     places where a face changed are laid again (see _lay_kept), and so are the picture's
-    compressed bands (see _banded_png); the bytes are the same either way."""
-    image = Image.new("RGB", (scene.width, scene.height), (255, 255, 255))
-    for panel, board in zip(scene.panels, scene.boards, strict=True):
-        image.paste(board, (0, panel.top))
+    compressed bands (see _banded_png); the bytes are the same either way. The boards with
+    the words under the faces are kept in `faces` too (see _base), for a scene drawn with a
+    cache (whose boards are known by their keys)."""
     under, insets, over = _split_overlay(scene.overlay.ops)
-    _paint(image, scene.overlay.width, under)
+    base_key = _base_key(scene, under) if faces is not None and scene.support else None
+    image = _base(scene, under, faces, base_key)
     scale = (scene.width / scene.overlay.width, float(scene.height))
     wanted = [_wanted(inset, scale) for inset in insets]
     if faces is None:
         _lay_all(image, wanted, None, {})
     else:
-        image, kept = _lay_kept(image, wanted, faces, scene.support[:1])
-        if scene.support:
-            listed = [*scene.support[1:], *kept, *(want.key for want in wanted)]
+        image, kept = _lay_kept(image, wanted, faces, scene.support[:1], base_key)
+        if scene.support and base_key is not None:
+            listed = [*scene.support[1:], base_key, *kept, *(want.key for want in wanted)]
             _keep_support(faces, scene.support[0], listed)
     _paint(image, scene.overlay.width, over)
     return _banded_png(image, faces)
+
+
+def _base(
+    scene: Scene, under: Sequence[Op], cache: RenderCache | None, key: str | None
+) -> Image.Image:
+    """The picture before its faces: its boards, then the overlay's shapes and words `under`
+    the faces (the maps' names); with a `key`, kept in `cache` as its rows (read back, they
+    are the same pixels without the boards pasted and the words rasterised over the whole
+    picture again)."""
+    size = (scene.width, scene.height)
+    if cache is not None and key is not None:
+        found = cache.get(key)
+        if found is not None and len(found) == size[0] * size[1] * 3:
+            return Image.frombytes("RGB", size, found)
+    image = Image.new("RGB", size, (255, 255, 255))
+    for panel, board in zip(scene.panels, scene.boards, strict=True):
+        image.paste(board, (0, panel.top))
+    _paint(image, scene.overlay.width, under)
+    if cache is not None and key is not None:
+        cache.put(key, image.tobytes())
+    return image
+
+
+def _base_key(scene: Scene, under: Sequence[Op]) -> str:
+    """The cache key of a scene's picture before its faces (see _base): its size, its panels
+    and the keys of their boards' pixels (scene.support), the words and shapes under the
+    faces, and this code."""
+    made = repr((scene.width, scene.height, scene.panels, scene.support[2:]))
+    made += repr((scene.overlay.width, tuple(under)))
+    digest = hashlib.sha256(made.encode("utf-8")).hexdigest()
+    return digest_key("scene-base", _face_prefix(), digest)
 
 
 def _support_key(scenario: Scenario, lang: str) -> str:
@@ -383,7 +414,11 @@ def _lay_all(
 
 
 def _lay_kept(
-    image: Image.Image, wanted: Sequence[_Wanted], cache: RenderCache, names: Sequence[str] = ()
+    image: Image.Image,
+    wanted: Sequence[_Wanted],
+    cache: RenderCache,
+    names: Sequence[str] = (),
+    base_key: str | None = None,
 ) -> tuple[Image.Image, list[str]]:
     """The faces laid over `image` (the boards and the maps' names): the picture kept in
     `cache` with its faces laid over the same pixels before (under a digest of them), with
@@ -391,9 +426,10 @@ def _lay_kept(
     face that overlaps such a place laid again there over the boards in the overlay's order
     (the same pixels as laying them all); else all laid. Kept for the next build (the keys
     of what keeps it are returned with it), under `names` too (which picture it is: the
-    scenarios' pictures over the same boards are kept apart)."""
+    scenarios' pictures over the same boards are kept apart). With `base_key`, the key of
+    what decides the pixels of `image` (see _base), these pixels are not digested."""
     width, height = image.size
-    base = hashlib.sha1(image.tobytes())
+    base = hashlib.sha1(b"key:" + base_key.encode()) if base_key else hashlib.sha1(image.tobytes())
     base.update("\0".join(names).encode("utf-8"))
     key = digest_key("scene-laid", _face_prefix(), base.hexdigest(), f"{width}x{height}")
     made: dict[str, Image.Image] = {}
