@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import random
+import zlib
 from pathlib import Path
 
 from PIL import Image
@@ -65,3 +66,16 @@ def test_a_damaged_kept_band_is_compressed_again(tmp_path: Path) -> None:
         data[at] ^= 0xFF
     pack.write_bytes(bytes(data))
     assert scenepics._banded_png(image, RenderCache(pack)) == expected
+
+
+def test_adler32_of_two_strings_is_combined_as_zlib_gives_it_whole() -> None:
+    rng = random.Random(6)
+    for _ in range(300):
+        first = rng.randbytes(rng.choice([0, 1, 5, 300, 70_000]))
+        second = rng.randbytes(rng.choice([0, 1, 7, 5_552, 65_521, 140_000]))
+        combined = scenepics.adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+        assert combined == zlib.adler32(first + second)
+    full = bytes([255]) * 200_000  # the largest sums
+    assert scenepics.adler32_combine(zlib.adler32(full), zlib.adler32(full), len(full)) == (
+        zlib.adler32(full + full)
+    )

@@ -558,40 +558,59 @@ def _banded_png(image: Image.Image, kept: RenderCache | None) -> bytes:
     """An RGB picture as a PNG whose pixel stream is compressed BAND_ROWS rows at a time, each
     band's deflate data ended by a full flush (it refers to no earlier band), so that a band
     whose rows did not change is taken from `kept` under a digest of its rows instead of
-    compressed again (one changed piece changes a few bands of a picture of many). The bytes
-    are the same with or without `kept`: a band is compressed alone either way."""
+    compressed again (one changed piece changes a few bands of a picture of many), with the
+    Adler-32 of its stream (the PNG's is theirs combined: a band taken from `kept` is not
+    spelled out again). The bytes are the same with or without `kept`: a band is compressed
+    alone either way."""
     width, height = image.size
     stride = width * 3
-    pixels = image.tobytes()
+    rows = memoryview(image.tobytes())
     bands: list[bytes] = []
     adler = zlib.adler32(b"")
     for top in range(0, height, BAND_ROWS):
-        rows = b"".join(
-            b"\x00" + pixels[start : start + stride]  # each scanline with filter type 0
-            for start in range(top * stride, min(height, top + BAND_ROWS) * stride, stride)
-        )
-        adler = zlib.adler32(rows, adler)
-        bands.append(_band(rows, kept))
+        bottom = min(height, top + BAND_ROWS)
+        data, band_adler = _band(rows[top * stride : bottom * stride], stride, kept)
+        adler = adler32_combine(adler, band_adler, (bottom - top) * (stride + 1))
+        bands.append(data)
     stream = _ZLIB_HEADER + b"".join(bands) + _LAST_BLOCK + struct.pack(">I", adler)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
     return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b"")
 
 
-def _band(rows: bytes, kept: RenderCache | None) -> bytes:
-    """A band's rows as raw deflate data ending on a full flush; from `kept` under a key of
-    the rows, this code and zlib's version when compressed before, else compressed and kept."""
+def _band(rows: memoryview, stride: int, kept: RenderCache | None) -> tuple[bytes, int]:
+    """A band's rows (`stride` bytes each) as raw deflate data ending on a full flush, and the
+    Adler-32 of its stream (each row after its filter type, 0); from `kept` under a key of
+    the rows, their length, this code and zlib's version when compressed before, else
+    compressed and kept."""
     key = ""
     if kept is not None:
-        digest = hashlib.sha256(rows).hexdigest()
-        key = cache_key("scene-band", _fingerprint(), zlib.ZLIB_RUNTIME_VERSION, LEVEL, digest)
+        digest = hashlib.sha1(rows).hexdigest()
+        key = cache_key(
+            "scene-band", _fingerprint(), zlib.ZLIB_RUNTIME_VERSION, LEVEL, stride, digest
+        )
         found = kept.get(key)
-        if found is not None:
-            return found
+        if found is not None and len(found) >= ADLER_SIZE:
+            return found[ADLER_SIZE:], int.from_bytes(found[:ADLER_SIZE], "big")
+    stream = b"".join(b"\x00" + rows[at : at + stride] for at in range(0, len(rows), stride))
     compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
-    data = compressor.compress(rows) + compressor.flush(zlib.Z_FULL_FLUSH)
+    data = compressor.compress(stream) + compressor.flush(zlib.Z_FULL_FLUSH)
+    band_adler = zlib.adler32(stream)
     if kept is not None:
-        kept.put(key, data)
-    return data
+        kept.put(key, band_adler.to_bytes(ADLER_SIZE, "big") + data)
+    return data, band_adler
+
+
+ADLER_SIZE = 4
+ADLER_BASE = 65521
+
+
+def adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from the Adler-32 of each and
+    the second's length (zlib's adler32_combine)."""
+    rest = second_length % ADLER_BASE
+    low = ((first & 0xFFFF) + (second & 0xFFFF) - 1) % ADLER_BASE
+    high = ((first >> 16) + (second >> 16) + rest * (first & 0xFFFF) - rest) % ADLER_BASE
+    return low | high << 16
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
