@@ -143,13 +143,15 @@ def _write_images(
             _write_new(folder / name, added[name])
     done = set(added)
     for images, names in files.named:
-        wanted = set(map(PREFIX.__add__, names)) - done
-        done |= wanted
+        wanted = set(map(PREFIX.__add__, names))
+        wanted.difference_update(done)  # by the few written above (a pass over them)
+        done.update(wanted)
+        new = wanted
         if reused is not None:
-            found = wanted & kept.keys()
-            reused |= found
-            wanted -= found
-        for name in sorted(wanted):
+            new = wanted.difference(kept)  # one pass over the names, looked up in `kept`
+            reused.update(wanted)
+            reused.difference_update(new)
+        for name in sorted(new):
             _write_new(folder / name, images[IMAGES + name.removeprefix(PREFIX)])
 
 
