@@ -5,8 +5,9 @@ content like the module's images, so an image shown in several editions is store
 piece faces and charts are the module's own, taken from the render plan (its faces come from
 the render cache the module was just built from: nothing is drawn twice); sheet thumbnails are
 drawn from the faces' display lists into their own cache (preview.pack); scenario pictures are
-compiler.backends.scenepics' PNGs, kept in their own cache (scenes.pack). The page holds no
-date and no random id: the same sources give the same bytes."""
+compiler.backends.scenepics' PNGs, kept in their own cache (scenes.pack). The units section is
+kept in runs of units (preview.kept: preview-units.pack). The page holds no date and no
+random id: the same sources give the same bytes."""
 
 from __future__ import annotations
 
