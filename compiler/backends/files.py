@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import BinaryIO, NamedTuple
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -70,20 +71,115 @@ WRITE_BUFFER = 1 << 20
 """Bytes gathered before a write: thousands of small parts go out in few writes."""
 
 
-def write_parts_atomically(target: Path, parts: Iterable[bytes | memoryview]) -> Path:
+class FileRange(NamedTuple):
+    """A part of a file written by `write_parts_atomically` that is a range of another file:
+    `len(data)` bytes at `offset` of the file open as `fd`, whose bytes `data` are (the file
+    mapped). Copied by the kernel (copy_file_range, else sendfile), never through Python,
+    where the system can; else written from `data` (a module of 117 MB is mostly ranges of
+    the one it replaces: written through Python, they took 0.16-0.3 s)."""
+
+    fd: int
+    offset: int
+    data: memoryview
+
+
+Part = bytes | memoryview | FileRange
+"""A piece of a file written by `write_parts_atomically`."""
+KERNEL_COPY_MIN = 1 << 16
+"""A range shorter than this is written from its bytes (a system call and a flush cost
+more)."""
+CANNOT_COPY = frozenset(
+    code
+    for code in (
+        errno.EXDEV,  # another file system (Linux before 5.3, or of another kind since 5.19)
+        errno.ENOSYS,
+        errno.EINVAL,  # a file system, or a kind of file, the call does not handle
+        errno.EOPNOTSUPP,
+        errno.ENOTSUP,
+        errno.EBADF,
+        errno.EPERM,
+        errno.ETXTBSY,
+        errno.EOVERFLOW,
+    )
+)
+"""What the kernel says when it cannot copy between these files: the bytes are written from
+the mapping instead. Any other error (a full disk, an I/O error) fails the write."""
+
+
+def write_parts_atomically(target: Path, parts: Iterable[Part]) -> Path:
     """`write_atomically` of the parts one after another, without joining them first (a
-    module of 100 MB is written from views into the one it replaces)."""
+    module of 100 MB is written from ranges of the one it replaces: see FileRange)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(handle, "wb", buffering=WRITE_BUFFER) as out:
-            out.writelines(parts)
+            _write_parts(out, parts)
         os.chmod(temporary, FILE_MODE)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _write_parts(out: BinaryIO, parts: Iterable[Part]) -> None:
+    """The parts written to `out` in order: bytes gathered in its buffer, each long range of
+    another file copied by the kernel at the file's position once the buffer is flushed. A
+    way of copying the system refuses (CANNOT_COPY) is not tried again in this file; what it
+    did not copy of the range is written from the range's bytes."""
+    copiers = list(COPIERS)
+    pending: list[bytes | memoryview] = []
+    for part in parts:
+        if not isinstance(part, FileRange):
+            pending.append(part)
+            continue
+        data = part.data
+        if copiers and len(data) >= KERNEL_COPY_MIN:
+            out.writelines(pending)
+            pending.clear()
+            out.flush()
+            data = data[_copied(part, out.fileno(), copiers) :]
+        pending.append(data)
+    out.writelines(pending)
+
+
+Copier = Callable[[int, int, int, int], int]
+"""(source fd, target fd, offset in the source, count) -> bytes copied to the target at its
+position (which moves on), as os.copy_file_range and os.sendfile do."""
+
+
+def _copy_file_range(source: int, target: int, offset: int, count: int) -> int:
+    return os.copy_file_range(source, target, count, offset)
+
+
+def _sendfile(source: int, target: int, offset: int, count: int) -> int:
+    return os.sendfile(target, source, offset, count)
+
+
+COPIERS: tuple[Copier, ...] = tuple(
+    copier
+    for copier, call in ((_copy_file_range, "copy_file_range"), (_sendfile, "sendfile"))
+    if hasattr(os, call)
+)
+"""The ways of copying between files in the kernel this system has, in the order tried."""
+
+
+def _copied(part: FileRange, target: int, copiers: list[Copier]) -> int:
+    """How many of the range's bytes the kernel copied to `target` (all of them, unless every
+    copier in `copiers` cannot: those are taken out of the list)."""
+    done, length = 0, len(part.data)
+    while copiers and done < length:
+        try:
+            count = copiers[0](part.fd, target, part.offset + done, length - done)
+        except OSError as err:
+            if err.errno not in CANNOT_COPY:
+                raise
+            del copiers[0]
+            continue
+        if count <= 0:  # the source ends before the range (changed since it was mapped)
+            break
+        done += count
+    return done
 
 
 @cache

@@ -40,7 +40,7 @@ from compiler.backends.art.identity import (
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import ChartPng, all_charts, chart_images
-from compiler.backends.files import write_parts_atomically
+from compiler.backends.files import FileRange, Part, write_parts_atomically
 from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pergame import PerGameMemo
 from compiler.backends.pieceart import ArtError as ArtError  # raised here, caught by callers
@@ -983,17 +983,26 @@ ATTRIBUTES_FIELDS = struct.pack("<2HL", 0, 0, ATTRIBUTES)
 
 def _write_zip(entries: list[tuple[str, ZipEntry]]) -> bytes:
     """The zip file zipfile writes for these entries, as bytes."""
-    return b"".join(_zip_parts(entries))
+    return b"".join(cast(list[Buffer], _zip_parts(entries)))
 
 
-def _zip_parts(entries: list[tuple[str, ZipEntry]]) -> list[bytes | memoryview]:
+class OpenModule(NamedTuple):
+    """A module written before, mapped (`mapping`), and the file descriptor it is open as:
+    the ranges of it a module copies are copied by the kernel from there (files.FileRange)."""
+
+    mapping: mmap.mmap
+    fd: int
+
+
+def _zip_parts(entries: list[tuple[str, ZipEntry]], source: OpenModule | None = None) -> list[Part]:
     """The zip file zipfile writes for these entries (version 2.0, made on Unix, mode 644, no
     extra fields, UTF-8 flag on non-ASCII names), in one pass: its pieces in order (headers,
     names, the entries' bytes as they are given: a copied entry's is a view into the module
     before, written out without being copied first). Entries that lay one after another in
     the module before, as written here (`ZipEntry.at`), go as one range of it (a warm build's
-    module is mostly such runs), and their central records as one, their offsets shifted."""
-    parts: list[bytes | memoryview] = []
+    module is mostly such runs), and their central records as one, their offsets shifted; a
+    range of the module `source` as a files.FileRange (copied by the kernel)."""
+    parts: list[Part] = []
     central: list[Buffer] = []
     offset = at = 0
     while at < len(entries):
@@ -1002,7 +1011,8 @@ def _zip_parts(entries: list[tuple[str, ZipEntry]]) -> list[bytes | memoryview]:
             raise ValueError(f"{name}: zip entries over 2 GB are not written")
         stop = _run_end(entries, at)
         if stop > at:
-            offset = _copy_run(parts, central, offset, [e for _, e in entries[at:stop]])
+            run = [e for _, e in entries[at:stop]]
+            offset = _copy_run(parts, central, offset, run, source)
             at = stop
             continue
         offset = _write_entry(parts, central, offset, name, entry)
@@ -1034,15 +1044,24 @@ def _run_end(entries: list[tuple[str, ZipEntry]], start: int) -> int:
 
 
 def _copy_run(
-    parts: list[bytes | memoryview], central: list[Buffer], offset: int, run: list[ZipEntry]
+    parts: list[Part],
+    central: list[Buffer],
+    offset: int,
+    run: list[ZipEntry],
+    opened: OpenModule | None = None,
 ) -> int:
-    """A run of entries (`_run_end`) into `parts` as one range of the module they lie in,
-    their central records into `central` as one, each record's offset shifted to where the
-    run lies now; the offset after the run."""
+    """A run of entries (`_run_end`) into `parts` as one range of the module they lie in (a
+    FileRange when that is the module `opened`), their central records into `central` as
+    one, each record's offset shifted to where the run lies now; the offset after the run."""
     first, last = run[0], run[-1]
     assert isinstance(first.data, memoryview)
-    source = memoryview(cast(Module, first.data.obj))
-    parts.append(source[first.at : last.end])
+    lying_in = first.data.obj
+    source = memoryview(cast(Module, lying_in))
+    data = source[first.at : last.end]
+    if opened is not None and lying_in is opened.mapping:
+        parts.append(FileRange(opened.fd, first.at, data))
+    else:
+        parts.append(data)
     records = source[first.record : last.record_end]
     shift = offset - first.at
     if last.at + shift > ZIP64_LIMIT:
@@ -1058,7 +1077,7 @@ def _copy_run(
 
 
 def _write_entry(
-    parts: list[bytes | memoryview],
+    parts: list[Part],
     central: list[Buffer],
     offset: int,
     name: str,
@@ -1144,17 +1163,23 @@ def write_zip_file(
     are written from it as they lie there. Atomic as files.write_atomically is: written
     beside the target, then renamed over it; a failed write leaves the old file."""
     with _mapped(before) as previous, no_cyclic_gc():
-        write_parts_atomically(target, _module_parts(files, previous, crcs or {}))
+        mapping = previous.mapping if previous is not None else None
+        parts = _module_parts(files, mapping, crcs or {}, previous)
+        write_parts_atomically(target, parts)
     return target
 
 
 def _module_parts(
-    files: Mapping[str, bytes], previous: mmap.mmap | None, crcs: dict[str, int]
-) -> Iterator[bytes | memoryview]:
-    """The pieces of the module's zip, in order; the views into the module before are let go
-    as soon as they are written (the mapping is closed after the last)."""
+    files: Mapping[str, bytes],
+    previous: Module | None,
+    crcs: dict[str, int],
+    opened: OpenModule | None = None,
+) -> Iterator[Part]:
+    """The pieces of the module's zip, in order (the ranges of the module before `opened` as
+    FileRanges); the views into the module before are let go as soon as they are written (the
+    mapping is closed after the last)."""
     reuse = reusable_entries(previous) if previous is not None else {}
-    parts = _zip_parts(_zip_entries(files, reuse, crcs))
+    parts = _zip_parts(_zip_entries(files, reuse, crcs), opened)
     del reuse
     parts.reverse()
     while parts:
@@ -1162,22 +1187,28 @@ def _module_parts(
 
 
 @contextmanager
-def _mapped(module: Path) -> Iterator[mmap.mmap | None]:
-    """The module at `module` mapped for reading, or None (missing, empty, unreadable: a
-    module written before is only ever a source of entries to copy). Modules are replaced by
-    renaming, never rewritten in place, so a mapped one does not change under the build."""
-    mapped = _map(module)
+def _mapped(module: Path) -> Iterator[OpenModule | None]:
+    """The module at `module` open and mapped for reading, or None (missing, empty,
+    unreadable: a module written before is only ever a source of entries to copy). Modules
+    are replaced by renaming, never rewritten in place, so a mapped one does not change under
+    the build."""
     try:
-        yield mapped
+        fd = os.open(module, os.O_RDONLY)
+    except OSError:
+        yield None
+        return
+    mapped = _map(fd)
+    try:
+        yield OpenModule(mapped, fd) if mapped is not None else None
     finally:
+        os.close(fd)
         if mapped is not None:
             with suppress(BufferError):  # views still held (an exception's frames): freed later
                 mapped.close()
 
 
-def _map(module: Path) -> mmap.mmap | None:
+def _map(fd: int) -> mmap.mmap | None:
     try:
-        with module.open("rb") as handle:
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None
