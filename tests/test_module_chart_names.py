@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.backends.charts.build import chart_images, render_charts
+from compiler.backends.charts.build import ChartPng, chart_images, render_charts
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.vassal import module as vm
@@ -150,3 +150,47 @@ def test_a_damaged_or_missing_table_cache_or_module_before_is_a_miss(
     replace_in(mini / RENAME[0], RENAME[1], RENAME[2])
     damage(where(out))
     assert _build(mini, out) == _build(mini, tmp_path / "cold")
+
+
+class _Watched(ChartPng):
+    """A chart whose bytes, when asked for, are noted in READS."""
+
+    @property
+    def data(self) -> bytes:
+        READS.append(self.title)
+        found = tuple.__getitem__(self, 1)
+        assert isinstance(found, bytes)
+        return found
+
+
+READS: list[str] = []
+
+
+@pytest.fixture
+def chart_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The titles of the charts whose bytes the module asks for (each chart_images gives)."""
+
+    def watched(game: GameData, lang: str) -> list[ChartPng]:
+        return [_Watched(*chart) for chart in chart_images(game, lang)]
+
+    monkeypatch.setattr(vm, "chart_images", watched)
+    READS.clear()
+    yield READS
+    READS.clear()
+
+
+def test_a_chart_copied_from_the_module_before_is_not_read(
+    mini: Path, tmp_path: Path, chart_reads: list[str]
+) -> None:
+    """The bytes of a chart taken from the charts' cache, named as before, are not asked for
+    when the module before holds its entry; they are when it does not (here: removed)."""
+    out = tmp_path / "out"
+    first = _build(mini, out)
+    drawn = len(chart_reads)
+    assert drawn > 1  # drawn by the first build, hashed
+    chart_reads.clear()
+    assert _build(mini, out) == first
+    assert chart_reads == []
+    _module(out).unlink()
+    assert _build(mini, out) == first
+    assert len(chart_reads) == drawn  # each read once, to be written
