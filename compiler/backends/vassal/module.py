@@ -871,6 +871,7 @@ def zip_bytes(
     files: Mapping[str, bytes],
     reuse: dict[str, ZipEntry] | None = None,
     crcs: dict[str, int] | None = None,
+    kept: RenderCache | None = None,
 ) -> bytes:
     """A deterministic zip: sorted names, fixed dates, what is compressed already (PNG, JPEG,
     saves) stored, text and SVG deflated, the same bytes zipfile writes.
@@ -880,13 +881,17 @@ def zip_bytes(
     again; any other deflated entry too when, besides, the bytes it holds inflate to the same
     content. The rest is deflated on every core (zlib lets go of the GIL). `crcs` gives the
     CRC-32 of files whose checksum is known (`ModulePlan.image_crcs`): they are not read to
-    find it (nor at all, when copied: see LazyFiles)."""
+    find it (nor at all, when copied: see LazyFiles). `kept` keeps the deflated pieces of
+    long files between builds (`_deflate_all`)."""
     with no_cyclic_gc():  # an entry record per file, none of them cyclic
-        return _write_zip(_zip_entries(files, reuse or {}, crcs or {}))
+        return _write_zip(_zip_entries(files, reuse or {}, crcs or {}, kept))
 
 
 def _zip_entries(
-    files: Mapping[str, bytes], reuse: dict[str, ZipEntry], crcs: dict[str, int]
+    files: Mapping[str, bytes],
+    reuse: dict[str, ZipEntry],
+    crcs: dict[str, int],
+    kept: RenderCache | None = None,
 ) -> list[tuple[str, ZipEntry]]:
     """Every file as its zip entry, in name order (see `zip_bytes`). An image whose CRC-32
     is known and whose entry before has its size and checksum is taken as it is, in the
@@ -906,7 +911,7 @@ def _zip_entries(
             todo[name] = len(entries)
             entry = NOT_YET
         entries.append((name, entry))
-    for name, made in _deflate_all({name: files[name] for name in todo}).items():
+    for name, made in _deflate_all({name: files[name] for name in todo}, kept).items():
         entries[todo[name]] = (name, made)
     return entries
 
@@ -972,22 +977,111 @@ def _inflated(packed: bytes | memoryview) -> bytes | None:
     return content if unpacker.eof and not unpacker.unused_data else None
 
 
-def _deflate_all(files: dict[str, bytes]) -> dict[str, ZipEntry]:
-    """Each file deflated as its zip entry; on every core when there is much to deflate."""
+def _deflate_all(files: dict[str, bytes], kept: RenderCache | None = None) -> dict[str, ZipEntry]:
+    """Each file deflated as its zip entry; on every core when there is much to deflate. A
+    long file (PIECED bytes or more: the build file, the translations' bundles) is deflated
+    in pieces (`_pieces`), each piece's deflated bytes taken from `kept` when it holds them
+    (by a digest of the piece) and kept there when they are made: a build file in which one
+    unit changed deflates one piece of it again, not 5 MB (30 ms at 8,000 counters)."""
+    pieced: dict[str, list[str]] = {}
+    made: dict[str, bytes] = {}
+    todo: dict[str, bytes] = {}
+    for name, data in files.items():
+        if len(data) < PIECED:
+            todo[name] = data
+            continue
+        keys = pieced[name] = []
+        for piece in _pieces(data):
+            key = PIECE_KEY + hashlib.sha1(piece).hexdigest()
+            keys.append(key)
+            if key in made or key in todo:
+                continue
+            found = kept.get(key) if kept is not None else None
+            if found is not None:
+                made[key] = found
+            else:
+                todo[key] = piece
+    deflated = _deflate_each(todo)
+    out: dict[str, ZipEntry] = {}
+    for name, packed in deflated.items():
+        if name in files:
+            out[name] = ZipEntry(zlib.crc32(files[name]), len(files[name]), True, packed)
+        else:
+            made[name] = packed
+            if kept is not None:
+                kept.put(name, packed)
+    for name, keys in pieced.items():
+        data = files[name]
+        packed = b"".join([made[key] for key in keys]) + FINAL_BLOCK
+        out[name] = ZipEntry(zlib.crc32(data), len(data), True, packed)
+    return out
+
+
+PIECED = 1 << 17
+"""A file to deflate this long or longer is deflated in pieces (`_deflate_all`)."""
+PIECE_MIN = 1 << 15
+"""A piece's least length (the last one's too): as long as deflate's window, so that a
+piece deflated alone is hardly longer."""
+PIECE_MASK = 0x1F
+"""A piece ends before a line whose CRC-32 has these bits clear (one line in 32)."""
+PIECE_KEY = f"deflated-piece-1:{zlib.ZLIB_RUNTIME_VERSION}:"
+"""Before the digest of a piece, in `kept`'s keys: the bytes are zlib's of this version."""
+FINAL_BLOCK = b"\x03\x00"
+"""An empty last block of fixed codes: what ends a stream of pieces each ended by a sync
+flush (`_deflated`)."""
+
+
+def _pieces(data: bytes) -> list[bytes]:
+    """A long file cut into pieces of at least PIECE_MIN bytes, each ending before a line
+    chosen by its content (PIECE_MASK), the first such line once the piece is long enough:
+    a change in one piece leaves where the other pieces end as it was (their content, not
+    their place, decides it), so they deflate to the bytes kept before."""
+    pieces: list[bytes] = []
+    size, start = len(data), 0
+    while size - start >= 2 * PIECE_MIN:
+        cut = -1
+        at = data.find(b"\n", start + PIECE_MIN)
+        while 0 <= at < size - PIECE_MIN:
+            following = data.find(b"\n", at + 1)
+            line_end = following if following >= 0 else size
+            if not zlib.crc32(data[at + 1 : line_end]) & PIECE_MASK:
+                cut = at + 1
+                break
+            at = following
+        if cut < 0:
+            break
+        pieces.append(data[start:cut])
+        start = cut
+    pieces.append(data[start:])
+    return pieces
+
+
+def _deflate_each(files: dict[str, bytes]) -> dict[str, bytes]:
+    """Each file's raw deflate stream (`_deflated`); on every core when there is much to
+    deflate (zlib lets go of the GIL)."""
     names = list(files)
     total = sum(map(len, files.values()))
     if THREADS < 2 or total < PARALLEL_BYTES:
-        return {n: zip_entry(files[n], True) for n in names}
+        return {n: _deflated(n, files[n]) for n in names}
     shares: list[list[str]] = [names[i::THREADS] for i in range(THREADS)]
 
-    def deflate(share: list[str]) -> dict[str, ZipEntry]:
-        return {n: zip_entry(files[n], True) for n in share}
+    def deflate(share: list[str]) -> dict[str, bytes]:
+        return {n: _deflated(n, files[n]) for n in share}
 
-    out: dict[str, ZipEntry] = {}
+    out: dict[str, bytes] = {}
     with ThreadPoolExecutor(THREADS) as pool:
         for part in pool.map(deflate, shares):
             out.update(part)
-    return out
+    return {n: out[n] for n in names}
+
+
+def _deflated(name: str, data: bytes) -> bytes:
+    """A file deflated whole, as zipfile does (raw, the default level), or a piece of one
+    (a name of PIECE_KEY): ended by a sync flush, not a last block."""
+    packer = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+    if name.startswith(PIECE_KEY):
+        return packer.compress(data) + packer.flush(zlib.Z_SYNC_FLUSH)
+    return packer.compress(data) + packer.flush()
 
 
 DOS_DATE = (ZIP_DATE[0] - 1980) << 9 | ZIP_DATE[1] << 5 | ZIP_DATE[2]
@@ -1167,7 +1261,9 @@ def write_module(
     files = module_files(plan, images, faces.with_name("pieces.pack"))
     file_name = f"{name or game.game.id}.vmod"
     target = (folder or out_dir / game.game.id) / file_name
-    write_zip_file(target, files, out_dir / game.game.id / file_name, plan.image_crcs)
+    before = out_dir / game.game.id / file_name
+    kept = RenderCache(faces.with_name("deflated.pack"))
+    write_zip_file(target, files, before, plan.image_crcs, kept)
     step("module")
     return target
 
@@ -1177,16 +1273,20 @@ def write_zip_file(
     files: Mapping[str, bytes],
     before: Path,
     crcs: dict[str, int] | None = None,
+    kept: RenderCache | None = None,
 ) -> Path:
-    """Write `zip_bytes(files, <the entries of the module at before>, crcs)` to `target`, the
-    same bytes, without making them in memory first: the entries copied from the module
-    before (build/<game>/<name>.vmod, mapped, not read whole: most of a warm build's module)
-    are written from it as they lie there. Atomic as files.write_atomically is: written
-    beside the target, then renamed over it; a failed write leaves the old file."""
+    """Write `zip_bytes(files, <the entries of the module at before>, crcs, kept)` to
+    `target`, the same bytes, without making them in memory first: the entries copied from
+    the module before (build/<game>/<name>.vmod, mapped, not read whole: most of a warm
+    build's module) are written from it as they lie there. Atomic as files.write_atomically
+    is: written beside the target, then renamed over it; a failed write leaves the old
+    file. What `kept` (a pack) was given is saved once the module is written."""
     with _mapped(before) as previous, no_cyclic_gc():
         mapping = previous.mapping if previous is not None else None
-        parts = _module_parts(files, mapping, crcs or {}, previous)
+        parts = _module_parts(files, mapping, crcs or {}, previous, kept)
         write_parts_atomically(target, parts)
+    if kept is not None:
+        kept.save()
     return target
 
 
@@ -1195,12 +1295,13 @@ def _module_parts(
     previous: Module | None,
     crcs: dict[str, int],
     opened: OpenModule | None = None,
+    kept: RenderCache | None = None,
 ) -> Iterator[Part]:
     """The pieces of the module's zip, in order (the ranges of the module before `opened` as
     FileRanges); the views into the module before are let go as soon as they are written (the
     mapping is closed after the last)."""
     reuse = reusable_entries(previous) if previous is not None else {}
-    parts = _zip_parts(_zip_entries(files, reuse, crcs), opened)
+    parts = _zip_parts(_zip_entries(files, reuse, crcs, kept), opened)
     del reuse
     parts.reverse()
     while parts:
