@@ -8,12 +8,14 @@ from __future__ import annotations
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.vassal.module import (
     IMAGES,
+    FaceRenderer,
     LazyFiles,
     assemble,
     build_module,
@@ -151,3 +153,35 @@ def test_png_faces_are_copied_stored_from_the_module_before(
     with zipfile.ZipFile(out / "mini" / "mini.vmod") as module:
         faces = [i for i in module.infolist() if i.filename.startswith("images/unit-")]
     assert faces and all(i.compress_type == zipfile.ZIP_STORED for i in faces)
+
+
+def _wanted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The prefixes of the faces queued from now on (the real `want`)."""
+    prefixes: list[str] = []
+    real = FaceRenderer.want
+
+    def want(faces: FaceRenderer, prefix: str, *args: Any, **kwargs: Any) -> str:
+        prefixes.append(prefix)
+        return real(faces, prefix, *args, **kwargs)
+
+    monkeypatch.setattr(FaceRenderer, "want", want)
+    return prefixes
+
+
+def test_units_named_before_are_not_queued(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm plan takes each unchanged unit's faces as the names table named them, without
+    queueing them; the unit that changed is queued (and its faces drawn again)."""
+    out = tmp_path / "out"
+    wanted = _wanted(monkeypatch)
+    build_module(_game(mini), out)
+    assert wanted.count("unit") > 2
+    wanted.clear()
+    plan, _images = render_plan(_game(mini), _pack(out))
+    assert wanted.count("unit") == 0 and plan.faces_drawn == 0
+    replace_in(mini / RENAME[0], RENAME[1], RENAME[2])
+    warm = build_module(_game(mini), out).read_bytes()
+    assert wanted.count("unit") == 2  # the renamed unit's front and back
+    monkeypatch.undo()
+    assert warm == _cold(mini, tmp_path)

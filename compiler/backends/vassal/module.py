@@ -220,6 +220,8 @@ class FaceRenderer:
         """The step-loss overlays queued, by steps lost (`step`)."""
         self.drawn = self.reused = 0
         """The cache's misses and hits once every face is rendered (`finish`)."""
+        self.kept: dict[str, str] = {}
+        """The names of the faces taken as the build before named them (`take_named`)."""
 
     def want(
         self,
@@ -271,10 +273,11 @@ class FaceRenderer:
         length and CRC-32 in the cache's index), is not read: it is stored to be read when
         its bytes are asked for (`kept_later`)."""
         names_table = table or self.names_table()
+        names = self.kept
         jobs: dict[str, tuple[str, Read]] = {}
         for key, prefix, make in self.jobs:
-            jobs.setdefault(key, (prefix, make))
-        names: dict[str, str] = {}
+            if key not in names:
+                jobs.setdefault(key, (prefix, make))
         for key, (prefix, make) in jobs.items():
             name = self.kept_later(names_table, key, prefix, make)
             if name is not None:
@@ -313,6 +316,46 @@ class FaceRenderer:
         """The names the build before gave, for this cache, language and kind of faces."""
         return FaceNames(self.cache.pack, self.lang, self.images)
 
+    def key_of(self, prefix: str) -> Callable[[str], str]:
+        """The cache key `want(prefix, drawing, identity)` gives, from the identity."""
+        head = digest_key(prefix, self.images, str(PIECE_SIZE), self.lang, "")
+        return head.__add__
+
+    def take_named(
+        self, table: FaceNames, faces: Mapping[str, list[str]], redraw: Callable[[str], bytes]
+    ) -> set[str]:
+        """The faces (their keys, by the name prefix they go under) the build before named
+        (`table`) whose entries the cache still holds, none made by this build: each is
+        stored to be read when needed, as `kept_later` does for a face queued, without
+        being queued (a warm build of 8,000 counters spent 15 us a face queueing them);
+        the keys of those taken. `redraw(key)` draws one again (a damaged entry)."""
+        before, cache = table.before, self.cache
+        index, memory = cache.index, cache.memory
+        taken: set[str] = set()
+        for prefix, keys in faces.items():
+            start = prefix + "-"
+            taken.update(
+                key
+                for key in keys
+                if key in index
+                and key not in memory
+                and (named := before.get(key)) is not None
+                and named[0].startswith(start)
+            )
+        found = {key: before[key] for key in taken}
+        table.now.update(found)
+        self.kept.update({key: name for key, (name, _crc, _size) in found.items()})
+        self.store.crcs.update({name: crc for name, crc, _size in found.values()})
+        files = self.store.files
+        self.store.later.update(
+            {
+                name: (size, partial(_read_taken, cache, redraw, key, crc, size))
+                for key, (name, crc, size) in found.items()
+                if name not in files
+            }
+        )
+        return taken
+
 
 def _read_face(cache: RenderCache, key: str, make: Read, crc: int, size: int) -> bytes:
     """A kept face's bytes from the cache, when they are those its name was given for (their
@@ -326,6 +369,13 @@ def _read_face(cache: RenderCache, key: str, make: Read, crc: int, size: int) ->
     if len(made) != size or zlib.crc32(made) != crc:
         raise RuntimeError(f"the face of {key} drawn again is not the one named before")
     return made
+
+
+def _read_taken(
+    cache: RenderCache, redraw: Callable[[str], bytes], key: str, crc: int, size: int
+) -> bytes:
+    """`_read_face` of a face `take_named` took (drawn again by `redraw(key)`)."""
+    return _read_face(cache, key, partial(redraw, key), crc, size)
 
 
 def store_named(
@@ -409,15 +459,31 @@ def _read_names(path: Path) -> dict[str, tuple[str, int, int]]:
     return table
 
 
+UnitFaces = tuple[str, str, tuple[str, ...]]
+"""The keys of a unit's faces: front, back ("" when none), the step-loss overlays."""
+
+
 def _queue_units(
-    game: GameData, faces: FaceRenderer, identities: dict[str, str]
-) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    game: GameData,
+    faces: FaceRenderer,
+    identities: dict[str, str],
+    table: FaceNames | None = None,
+) -> dict[str, UnitFaces]:
     """Queue every unit's faces; their keys by unit. Each unit's identity goes to
-    `identities` (the plan keeps them: its slots and placed pieces are keyed by them)."""
-    keys: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+    `identities` (the plan keeps them: its slots and placed pieces are keyed by them).
+    With the names `table` of the build before, a unit whose drawn faces it named (and the
+    cache holds) is taken as named, not queued (`_taken_units`)."""
+    keys: dict[str, UnitFaces] = {}
+    units = game.units
+    ids = [unit_identity(game, unit) for unit in units]
+    identities.update(zip([unit.id for unit in units], ids, strict=True))
+    taken = _taken_units(game, faces, ids, table) if table is not None else {}
     lang, want = faces.lang, faces.want
-    for unit in game.units:
-        identity = identities[unit.id] = unit_identity(game, unit)
+    for unit, identity in zip(units, ids, strict=True):
+        found = taken.get(unit.id)
+        if found is not None:
+            keys[unit.id] = found
+            continue
         unit_type = game.unit_type(unit.type)
         art = unit.art
         if unit_type is not None and unit_type.shape == "block":
@@ -439,6 +505,55 @@ def _queue_units(
         steps = tuple(faces.step(lost) for lost in range(1, unit.steps))
         keys[unit.id] = (front, back, steps)
     return keys
+
+
+def _taken_units(
+    game: GameData, faces: FaceRenderer, ids: list[str], table: FaceNames
+) -> dict[str, UnitFaces]:
+    """The face keys of the units whose drawn faces (`_queue_units`' keys, worked out here
+    from the identities at once) `FaceRenderer.take_named` takes, by unit."""
+    blocks = {t.id for t in game.unit_types if t.shape == "block"}
+    unit, block, blockback, step = map(faces.key_of, ("unit", "block", "blockback", "step"))
+    steps = [step(f"step:{lost}") for lost in range(max((u.steps for u in game.units), default=0))]
+    drawn: dict[str, UnitFaces] = {}
+    for member, identity in zip(game.units, ids, strict=True):
+        art = member.art
+        if art is not None and (art.front or art.back):
+            continue  # a picture of the data's art: read on every build
+        if member.type in blocks:
+            drawn[member.id] = (block(identity), blockback(identity), ())
+        else:
+            back = unit(identity + ":back") if member.has_back else ""
+            drawn[member.id] = (unit(identity), back, tuple(steps[1 : member.steps]))
+    wanted = {
+        "unit": [k for f, b, _s in drawn.values() if f.startswith(unit("")) for k in (f, b) if k],
+        "block": [f for f, _b, _s in drawn.values() if f.startswith(block(""))],
+        "blockback": [b for _f, b, _s in drawn.values() if b.startswith(blockback(""))],
+        "step": steps[1:],
+    }
+    redraw = _Redraw(game, faces.lang, faces.images)
+    taken = faces.take_named(table, wanted, redraw)
+    return {
+        unit_id: found
+        for unit_id, found in drawn.items()
+        if found[0] in taken and (not found[1] or found[1] in taken) and taken.issuperset(found[2])
+    }
+
+
+class _Redraw:
+    """How a face taken as named before (`_taken_units`) is drawn again when its entry in
+    the cache turns out damaged: every unit's faces queued (once), that one drawn."""
+
+    def __init__(self, game: GameData, lang: str, images: PieceImages) -> None:
+        self.game, self.lang, self.images = game, lang, images
+        self.jobs: dict[str, Read] | None = None
+
+    def __call__(self, key: str) -> bytes:
+        if self.jobs is None:
+            faces = FaceRenderer(self.game, ImageStore(), RenderCache(None), self.lang, self.images)
+            _queue_units(self.game, faces, {})
+            self.jobs = {found: make for found, _prefix, make in faces.jobs}
+        return self.jobs[key]()
 
 
 def _block_faces(game: GameData, unit: Unit, faces: FaceRenderer, identity: str) -> tuple[str, str]:
@@ -598,7 +713,8 @@ def _render_plan(
     boards_drawn, boards_reused = cache.misses, cache.hits
     faces = FaceRenderer(game, store, cache, lang, images)
     identities: dict[str, str] = {}
-    unit_keys = _queue_units(game, faces, identities)
+    table = faces.names_table()
+    unit_keys = _queue_units(game, faces, identities, table)
     marker_keys = _queue_markers(game, faces)
     card_keys = _queue_cards(game, faces)
     back_keys = {
@@ -616,7 +732,6 @@ def _render_plan(
         )
         for d in game.decks
     }
-    table = faces.names_table()
     names = faces.finish(table)
     drawn, reused = faces.drawn - boards_drawn, faces.reused - boards_reused
     plan = ModulePlan(
@@ -625,7 +740,7 @@ def _render_plan(
         map_names(game.maps),
         boards,
         {
-            u: pc.Images(names[f], names[b] if b else "", tuple(names[k] for k in st))
+            u: pc.Images(names[f], names[b] if b else "", tuple(map(names.__getitem__, st)))
             for u, (f, b, st) in unit_keys.items()
         },
         {m: pc.Images(names[f], names[b] if b else "") for m, (f, b) in marker_keys.items()},
