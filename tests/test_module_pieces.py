@@ -108,3 +108,16 @@ def test_a_damaged_pack_of_pieces_gives_the_same_module(tmp_path: Path) -> None:
     data[len(data) // 3 :] = bytes(b ^ 0x5A for b in data[len(data) // 3 :])
     pack.write_bytes(bytes(data))
     assert zip_bytes(files, None, None, RenderCache(pack)) == cold
+
+
+def test_a_long_file_deflated_otherwise_before_is_deflated_again() -> None:
+    """The module before holds the same build file deflated whole (as zipfile does, as an
+    earlier version did): not copied, since a cold build writes it in pieces."""
+    files = {"buildFile.xml": _build_file(_lines(20_000)), "moduledata": b"<data/>"}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            archive.writestr(name, files[name])
+    reuse = vm.reusable_entries(buffer.getvalue())
+    assert reuse["buildFile.xml"].size == len(files["buildFile.xml"])
+    assert zip_bytes(files, reuse) == zip_bytes(files)

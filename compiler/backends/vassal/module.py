@@ -1043,12 +1043,17 @@ def _entry_of(
     files: Mapping[str, bytes], name: str, size: int, crc: int | None, old: ZipEntry | None
 ) -> ZipEntry | None:
     """The entry of the file `name`: the one before when it holds the same (`_same_image`,
-    `_same_content`), else a stored one; None for a file to deflate."""
+    `_same_content`), else a stored one; None for a file to deflate. A long file that is not
+    an image is always deflated (in pieces, mostly kept: `_deflate_all`), never copied: the
+    module before may hold it deflated otherwise (whole, by an earlier version), which a
+    cold build would not write."""
     if is_stored(name):
         if old is not None and _same_image(name, size, crc, old, False):
             return old
         data = files[name]
         return zip_entry(data, False) if crc is None else ZipEntry(crc, size, False, data)
+    if size >= PIECED and not name.startswith(IMAGES):
+        return None
     if old is not None and _same_content(name, files, size, old, crc):
         return old
     return None
