@@ -3,6 +3,7 @@ changed, puts charts.pdf together from the cached pages, and writes what a cold 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
 from tests.conftest import replace_in
 
-Built = tuple[bytes, list[tuple[str, bytes]], list[str]]
+Built = tuple[bytes, Sequence[tuple[str, bytes]], list[str]]
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -247,7 +248,7 @@ def test_a_rebuild_draws_only_the_charts_that_changed(mini: Path, tmp_path: Path
     from compiler.backends.charts.build import render_charts
     from compiler.backends.rendercache import RenderCache
 
-    def charts(cache: Path) -> tuple[bytes, list[tuple[str, bytes]], int]:
+    def charts(cache: Path) -> tuple[bytes, Sequence[tuple[str, bytes]], int]:
         loaded = load_game(mini).game
         assert loaded is not None
         pack = RenderCache(cache / "charts.pack")

@@ -4,10 +4,11 @@ the module."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import overload
 
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.pieces import png_bytes
@@ -88,14 +89,15 @@ _RENDERED: PerGameMemo[SheetOptions, tuple[bytes, list[ChartPng]]] = PerGameMemo
 
 def render_charts(
     game: GameData, options: SheetOptions, cache: RenderCache | None = None
-) -> tuple[bytes, list[tuple[str, bytes]]]:
+) -> tuple[bytes, TitledPngs]:
     """charts.pdf and the module's chart PNGs together, each chart's printed parts and each
     PNG one job on every core. With a `cache`, a chart drawn before is not drawn again (its
     parts and PNG come from the cache, the PDF is packed from the parts, its unchanged pages
     read back). Remembered for the game being built; `charts_pdf`,
-    `chart_images` and `chart_pngs` use the result when there is one."""
+    `chart_images` and `chart_pngs` use the result when there is one. The PNGs are (title,
+    bytes) pairs, a PNG from the cache read only when it is asked for (see ChartPng)."""
     made = _RENDERED.get(game, options, partial(_render, game, options, cache or RenderCache(None)))
-    return made[0], [(png.title, png.data) for png in made[1]]
+    return made[0], TitledPngs(made[1])
 
 
 def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = None) -> str:
@@ -134,9 +136,13 @@ def _render(
     png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
     part_keys = {i: digest_key("chart-parts", page_look, looks[id(c)]) for i, c in shown.items()}
-    pngs: list[bytes | None] = [cache.get(key) for key in png_keys]
+    # a PNG the cache holds is not read here (at 8,000 counters the charts are 114 MB): the
+    # module asks for the bytes of those it does not have already (ChartPng.data)
+    pngs: list[bytes | None] = [None] * len(png_keys)
+    held = list(map(cache.holds, png_keys))
+    cache.keep(key for key, there in zip(png_keys, held, strict=True) if there)
     entries = {i: _complete(cache, key) for i, key in part_keys.items()}
-    todo_pngs = [index for index, png in enumerate(pngs) if png is None]
+    todo_pngs = [index for index, there in enumerate(held) if not there]
     todo_parts = [i for i, entry in entries.items() if entry is None]
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
     for drawing in drawings.values():
@@ -169,11 +175,29 @@ def _render(
             cache.put(key, data)
     measured.forget()  # the cache is the build's: not kept with the game
     cache.save()
-    drawn = set(todo_pngs)
     return pdf, [
-        ChartPng(c.name.get(lang), png or b"", key, i in drawn)
-        for i, (c, key, png) in enumerate(zip(charts, png_keys, pngs, strict=True))
+        ChartPng(
+            chart.name.get(lang),
+            png if png is not None else partial(_cached_png, cache, key, game, chart, lang),
+            key,
+            png is not None,
+        )
+        for chart, key, png in zip(charts, png_keys, pngs, strict=True)
     ]
+
+
+PNG_START = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+"""A PNG's signature, and the empty IEND chunk that ends it."""
+
+
+def _cached_png(cache: RenderCache, key: str, game: GameData, chart: Chart, lang: str) -> bytes:
+    """A chart's PNG read from the cache under its key; drawn again when the entry is gone or
+    is no whole PNG (damaged, or rewritten under the build): the same bytes either way."""
+    data = cache.get(key)
+    if data is not None and data.startswith(PNG_START) and data.endswith(PNG_END):
+        return data
+    return _png(drawing_of(game, chart, lang))
 
 
 def _complete(cache: RenderCache, key: str) -> bytes | None:
@@ -256,16 +280,69 @@ def chart_images(game: GameData, lang: str) -> list[ChartPng]:
     ]
 
 
-class ChartPng(NamedTuple):
+class ChartPng:
     """A chart's PNG for the module's charts window: its title, its bytes, its render cache key
     ("" when drawn without a cache) and whether this build drew it. The module names a PNG read
     from the cache by its key, as the build before did (vassal.module.FaceNames), instead of
-    hashing its bytes again (at 8,000 counters the charts are 114 MB)."""
+    hashing its bytes again (at 8,000 counters the charts are 114 MB). `data` is given as the
+    bytes, or as what reads them (from the render cache): read when first asked for, so that a
+    PNG the module has already is never read."""
 
-    title: str
-    data: bytes
-    key: str
-    drawn: bool
+    __slots__ = ("title", "key", "drawn", "_data", "_read")
+
+    def __init__(
+        self, title: str, data: bytes | Callable[[], bytes], key: str, drawn: bool
+    ) -> None:
+        self.title, self.key, self.drawn = title, key, drawn
+        self._data: bytes | None = data if isinstance(data, bytes) else None
+        self._read: Callable[[], bytes] | None = None if isinstance(data, bytes) else data
+
+    @property
+    def data(self) -> bytes:
+        """The PNG's bytes (read on first use)."""
+        if self._data is None:
+            assert self._read is not None  # given one or the other
+            self._data, self._read = self._read(), None
+        return self._data
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the bytes are in memory (given, or read since)."""
+        return self._data is not None
+
+    def __repr__(self) -> str:
+        return f"ChartPng({self.title!r}, key={self.key!r}, drawn={self.drawn})"
+
+
+class TitledPngs(Sequence[tuple[str, bytes]]):
+    """The module's chart PNGs as (title, bytes) pairs, each PNG read when its pair is asked
+    for (ChartPng.data); equal to any sequence of the same pairs."""
+
+    def __init__(self, pngs: list[ChartPng]) -> None:
+        self.pngs = pngs
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, bytes]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, bytes]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[str, bytes] | list[tuple[str, bytes]]:
+        if isinstance(index, slice):
+            return [(png.title, png.data) for png in self.pngs[index]]
+        png = self.pngs[index]
+        return png.title, png.data
+
+    def __len__(self) -> int:
+        return len(self.pngs)
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        return ((png.title, png.data) for png in self.pngs)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking: equal to a list
 
 
 def _png_height(drawing: Drawing) -> int:
