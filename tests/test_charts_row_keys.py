@@ -111,3 +111,23 @@ def test_a_missing_piece_is_part_of_the_key(game: GameData) -> None:
     missing = replace(chart, rows=(replace(row, pieces=("no-such-unit",)), *chart.rows[1:]))
     other = replace(chart, rows=(replace(row, pieces=("no-such-unit-2",)), *chart.rows[1:]))
     assert chart_key(game, missing, "en") != chart_key(game, other, "en")
+
+
+def test_rows_looked_at_together_look_as_one_by_one(game: GameData) -> None:
+    """RowLooks.looks works out the rows it has not seen together: the same looks as `look`
+    gives row by row, a missing unit and a back side included, and each row remembered."""
+    chart = with_pieces(game)
+    first, second = chart.rows[0], chart.rows[1]
+    odd = (
+        replace(first, pieces=("no-such-unit",)),
+        replace(second, pieces=(f"{second.pieces[0]}:back", *second.pieces)),
+        replace(first, pieces=()),
+    )
+    rows = (*odd, *chart.rows, odd[0])
+    together = RowLooks(game)
+    looks = together.looks(rows)
+    assert looks == [RowLooks(game).look(row) for row in rows]
+    assert all(
+        together.found[id(row)] == (row, look) for row, look in zip(rows, looks, strict=True)
+    )
+    assert len(set(looks[:3])) == 3 and looks[0] == looks[-1]

@@ -156,7 +156,7 @@ class RowLooks:
         self.found: dict[int, tuple[Row, str]] = {}
         """id(row) → (the row, its look); the row is held, so that its id stays its own."""
         self.pieces: dict[str, str] = {}
-        """A piece's unit id → its look."""
+        """A piece's reference (`unit-id` or `unit-id:back`) → its look (its unit's)."""
         self._terrain: str | None = None
 
     def terrain(self) -> str:
@@ -176,11 +176,34 @@ class RowLooks:
         return self._look(row)
 
     def looks(self, rows: Sequence[Row]) -> list[str]:
-        """The looks of `rows` (look, in one pass)."""
+        """The looks of `rows` (look, in passes that stay in C but for the rows not seen in
+        this build, worked out together: a large game's orders of battle are thousands of rows,
+        every one new to the build's first chart key)."""
         hits = list(map(self.found.get, map(id, rows)))
+        if None in hits:
+            new = [row for row, hit in zip(rows, hits, strict=True) if hit is None]
+            made = zip(new, self._looks(new), strict=True)
+            self.found.update(zip(map(id, new), made, strict=True))
+            hits = list(map(self.found.get, map(id, rows)))
         return [
             hit[1] if hit is not None and hit[0] is row else self._look(row)
             for row, hit in zip(rows, hits, strict=True)
+        ]
+
+    def _looks(self, rows: Sequence[Row]) -> list[str]:
+        """The looks of rows not seen before, worked out (see look)."""
+        values = list(map(content_digest, rows))
+        pieces = [row.pieces for row in rows]
+        if not any(pieces):
+            return values
+        known = self.pieces
+        for refs in pieces:
+            for ref in refs:
+                if ref not in known:
+                    known[ref] = self._piece(ref)
+        return [
+            ":".join((value, *map(known.__getitem__, refs))) if refs else value
+            for value, refs in zip(values, pieces, strict=True)
         ]
 
     def _look(self, row: Row) -> str:
@@ -191,12 +214,12 @@ class RowLooks:
         return value
 
     def _piece(self, ref: str) -> str:
-        unit_id = ref.partition(":")[0]
-        found = self.pieces.get(unit_id)
+        """A piece's look ("" for a unit the game does not have), by its reference."""
+        found = self.pieces.get(ref)
         if found is None:
-            unit = self.game.unit(unit_id)
+            unit = self.game.unit(ref.partition(":")[0])
             found = "" if unit is None else unit_identity(self.game, unit)
-            self.pieces[unit_id] = found
+            self.pieces[ref] = found
         return found
 
 
