@@ -13,10 +13,12 @@ from typing import overload
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize, warm_glyphs
+from compiler.backends.charts.forked import in_background
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
     WIDE,
     Laid,
+    Lookup,
     MissingPart,
     chart_entry,
     charts_document,
@@ -51,6 +53,9 @@ MAX_ROWS = 38
 (charts.pdf splits a table by height where it is printed)."""
 MAX_ROWS_WITH_PIECES = 22
 """Rows with counter images are taller."""
+MANY_JOBS = 4
+"""Charts to draw (PNGs and printed entries) from which they are shared out to every core; fewer
+(a warm build's) are drawn here, the PNGs beside the rest (forked.in_background)."""
 
 
 def all_charts(game: GameData, lang: str) -> list[Chart]:
@@ -145,31 +150,34 @@ def _render(
     todo_pngs = [index for index, there in enumerate(held) if not there]
     todo_parts = [i for i, entry in entries.items() if entry is None]
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
+
+    def part_job(ident: str) -> tuple[GameData, Chart, str, tuple[float, float], Lookup]:
+        return game, shown[ident], lang, options.page_pt, cache.get
+
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
-    jobs = [partial(_png, drawings[i]) for i in todo_pngs] + [
-        partial(entry_job, game, shown[i], lang, options.page_pt, cache.get) for i in todo_parts
-    ]
-    made = parallel_map(jobs, minimum=4)
-    for index, png in zip(todo_pngs, made[: len(todo_pngs)], strict=True):
+    png_jobs = [partial(_png, drawings[i]) for i in todo_pngs]
+    many = len(png_jobs) + len(todo_parts) >= MANY_JOBS
+    if many:  # a cold build: all of them on every core
+        made = parallel_map(
+            [*png_jobs, *(partial(entry_job, *part_job(i)) for i in todo_parts)], MANY_JOBS
+        )
+        drawn_pngs: Callable[[], list[bytes]] = partial(list, made[: len(png_jobs)])
+    else:  # a warm one: the few PNGs drawn beside the rest (forked.py), the entries here
+        drawn_pngs = in_background(png_jobs)
+    try:
+        for number, ident in enumerate(todo_parts):
+            if many:
+                entry = split_job(made[len(png_jobs) + number])
+            else:
+                entry = chart_entry(*part_job(ident))
+            entries[ident] = _keep(cache, part_keys[ident], *entry)
+        pdf = _document(game, options, groups, entries, part_keys, cache)
+    finally:
+        made_pngs = drawn_pngs()  # the child waited for, whatever happened here
+    for index, png in zip(todo_pngs, made_pngs, strict=True):
         pngs[index] = png
         cache.put(png_keys[index], png)
-    for ident, job in zip(todo_parts, made[len(todo_pngs) :], strict=True):
-        entries[ident] = _keep(cache, part_keys[ident], *split_job(job))
-    laid = {i: entry_laid(entry) for i, entry in entries.items() if entry is not None}
-
-    def split_at(chart: Chart, wide: bool, first: float) -> Laid:
-        key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
-        entry = _complete(cache, key)
-        if entry is None:
-            made = chart_entry(game, chart, lang, options.page_pt, cache.get, first, wide)
-            entry = _keep(cache, key, *made)
-        return entry_laid(entry)
-
-    try:
-        pdf = charts_document(game, options, groups, laid, cache.get, split_at, cache)
-    except MissingPart:  # an entry found damaged when read: the document drawn afresh
-        pdf = drawn_document(game, options, groups)
     for key, data in measured.made.items():
         if not cache.holds(key):
             cache.put(key, data)
@@ -198,6 +206,33 @@ def _cached_png(cache: RenderCache, key: str, game: GameData, chart: Chart, lang
     if data is not None and data.startswith(PNG_START) and data.endswith(PNG_END):
         return data
     return _png(drawing_of(game, chart, lang))
+
+
+def _document(
+    game: GameData,
+    options: SheetOptions,
+    groups: list[tuple[Text | None, tuple[Chart, ...]]],
+    entries: dict[str, bytes | None],
+    part_keys: dict[str, str],
+    cache: RenderCache,
+) -> bytes:
+    """charts.pdf from the printed charts' entries (by chart id), a long chart split again
+    where it starts mid-page from an entry of its own (made when the cache has none)."""
+    lang = options.lang
+    laid = {i: entry_laid(entry) for i, entry in entries.items() if entry is not None}
+
+    def split_at(chart: Chart, wide: bool, first: float) -> Laid:
+        key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
+        entry = _complete(cache, key)
+        if entry is None:
+            made = chart_entry(game, chart, lang, options.page_pt, cache.get, first, wide)
+            entry = _keep(cache, key, *made)
+        return entry_laid(entry)
+
+    try:
+        return charts_document(game, options, groups, laid, cache.get, split_at, cache)
+    except MissingPart:  # an entry found damaged when read: the document drawn afresh
+        return drawn_document(game, options, groups)
 
 
 def _complete(cache: RenderCache, key: str) -> bytes | None:
