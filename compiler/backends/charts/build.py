@@ -53,7 +53,7 @@ MAX_ROWS = 38
 (charts.pdf splits a table by height where it is printed)."""
 MAX_ROWS_WITH_PIECES = 22
 """Rows with counter images are taller."""
-MANY_JOBS = 4
+MANY_JOBS = 8
 """Charts to draw (PNGs and printed entries) from which they are shared out to every core; fewer
 (a warm build's) are drawn here, the PNGs beside the rest (forked.in_background)."""
 
