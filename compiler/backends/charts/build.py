@@ -18,7 +18,6 @@ from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
     WIDE,
     Laid,
-    Lookup,
     MissingPart,
     chart_entry,
     charts_document,
@@ -27,6 +26,7 @@ from compiler.backends.charts.printed import (
     entry_laid,
     entry_parts,
     printed,
+    sized_laid,
     split_job,
 )
 from compiler.backends.charts.table import (
@@ -150,29 +150,33 @@ def _render(
     todo_pngs = [index for index, there in enumerate(held) if not there]
     todo_parts = [i for i, entry in entries.items() if entry is None]
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
-
-    def part_job(ident: str) -> tuple[GameData, Chart, str, tuple[float, float], Lookup]:
-        return game, shown[ident], lang, options.page_pt, cache.get
-
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
     png_jobs = [partial(_png, drawings[i]) for i in todo_pngs]
     many = len(png_jobs) + len(todo_parts) >= MANY_JOBS
     if many:  # a cold build: all of them on every core
         made = parallel_map(
-            [*png_jobs, *(partial(entry_job, *part_job(i)) for i in todo_parts)], MANY_JOBS
+            [
+                *png_jobs,
+                *(
+                    partial(entry_job, game, shown[i], lang, options.page_pt, cache.get)
+                    for i in todo_parts
+                ),
+            ],
+            MANY_JOBS,
         )
         drawn_pngs: Callable[[], list[bytes]] = partial(list, made[: len(png_jobs)])
     else:  # a warm one: the few PNGs drawn beside the rest (forked.py), the entries here
         drawn_pngs = in_background(png_jobs)
+    sized: dict[str, Laid] = {}
     try:
         for number, ident in enumerate(todo_parts):
             if many:
-                entry = split_job(made[len(png_jobs) + number])
-            else:
-                entry = chart_entry(*part_job(ident))
-            entries[ident] = _keep(cache, part_keys[ident], *entry)
-        pdf = _document(game, options, groups, entries, part_keys, cache)
+                made_entry = split_job(made[len(png_jobs) + number])
+                entries[ident] = _keep(cache, part_keys[ident], *made_entry)
+            else:  # placed by its sizes: drawn if it is not split again (printed.sized_laid)
+                sized[ident] = sized_laid(game, shown[ident], lang, options.page_pt)
+        pdf = _document(game, options, groups, entries, sized, part_keys, cache)
     finally:
         made_pngs = drawn_pngs()  # the child waited for, whatever happened here
     for index, png in zip(todo_pngs, made_pngs, strict=True):
@@ -181,6 +185,7 @@ def _render(
     for key, data in measured.made.items():
         if not cache.holds(key):
             cache.put(key, data)
+    cache.keep(measured.asked)  # the blocks of a chart laid out, whatever entry names them
     measured.forget()  # the cache is the build's: not kept with the game
     cache.save()
     return pdf, [
@@ -213,13 +218,21 @@ def _document(
     options: SheetOptions,
     groups: list[tuple[Text | None, tuple[Chart, ...]]],
     entries: dict[str, bytes | None],
+    sized: dict[str, Laid],
     part_keys: dict[str, str],
     cache: RenderCache,
 ) -> bytes:
-    """charts.pdf from the printed charts' entries (by chart id), a long chart split again
-    where it starts mid-page from an entry of its own (made when the cache has none)."""
+    """charts.pdf from the printed charts' entries (by chart id) or, for a chart that has none
+    yet, its parts' sizes (`sized`: its entry made and kept only when its whole parts are
+    shown), a long chart split again where it starts mid-page from an entry of its own (made
+    when the cache has none)."""
     lang = options.lang
     laid = {i: entry_laid(entry) for i, entry in entries.items() if entry is not None}
+    laid.update(sized)
+
+    def complete(chart: Chart) -> Laid:
+        made = chart_entry(game, chart, lang, options.page_pt, cache.get)
+        return entry_laid(_keep(cache, part_keys[chart.id], *made))
 
     def split_at(chart: Chart, wide: bool, first: float) -> Laid:
         key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
@@ -230,7 +243,7 @@ def _document(
         return entry_laid(entry)
 
     try:
-        return charts_document(game, options, groups, laid, cache.get, split_at, cache)
+        return charts_document(game, options, groups, laid, cache.get, split_at, cache, complete)
     except MissingPart:  # an entry found damaged when read: the document drawn afresh
         return drawn_document(game, options, groups)
 

@@ -33,6 +33,7 @@ from compiler.backends.charts.table import (
     measures,
     part_identity,
     part_plans,
+    part_size,
     table_height,
 )
 from compiler.backends.pdf.content import Canvas, draw, drawing_content
@@ -183,6 +184,26 @@ def chart_entry(
     return marshal.dumps((wide, refs, blocks)), drawn
 
 
+UNDRAWN = ""
+"""The digest of a part not drawn yet (sized_laid): its form's name is not known."""
+
+
+def sized_laid(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> Laid:
+    """How chart_entry lays a chart out (landscape or not, its parts' keys and sizes), without
+    drawing a part or reading one: enough to place the chart on the pages. A warm build places
+    a changed long chart so, and draws its parts only when the chart is not split again to
+    start mid-page (charts_document's `complete`); split, its whole parts are never shown."""
+    wide = is_wide(game, chart, lang, page_pt)
+    width, height = room(page_pt, wide)
+    refs = []
+    for plan in part_plans(game, chart, lang, width, height):
+        key = cache_key(
+            "chart-part", charts_fingerprint(), part_identity(game, chart, lang, width, plan)
+        )
+        refs.append(PartRef(key, UNDRAWN, *part_size(game, chart, lang, width, plan)))
+    return wide, tuple(refs)
+
+
 def entry_job(
     game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float], known: Lookup
 ) -> bytes:
@@ -301,6 +322,7 @@ def charts_document(
     parts: Lookup,
     split_at: Callable[[Chart, bool, float], Laid],
     cache: RenderCache | None = None,
+    complete: Callable[[Chart], Laid] | None = None,
 ) -> bytes:
     """charts.pdf from the charts' parts (`laid` by chart id, each part's entry by `parts`),
     packed onto pages in order; a long chart that can start on a page with room left is
@@ -310,8 +332,10 @@ def charts_document(
     a key of what it shows and of the document's state before it: a page read back is added
     as it was, its parts' contents not read (a large game's charts.pdf with one chart
     changed encodes that chart's pages again, not its hundreds of others). The same parts
-    give the same bytes, drawn now or read from the cache. MissingPart when a part to draw is
-    not found by `parts`."""
+    give the same bytes, drawn now or read from the cache. A chart in `laid` whose parts are
+    not drawn (sized_laid) is placed by their sizes; unless it is split again, its parts are
+    then drawn by `complete`. MissingPart when a part to draw is not found by `parts`, or a
+    chart `complete`d is not of the sizes it was placed by."""
     placed: list[list[Shown | Picture]] = []
     boxes: list[Group] = []
 
@@ -336,10 +360,14 @@ def charts_document(
         _with_pictures(game, options, group, placed[number], group_charts, cache)
         for number, (group, (_heading, group_charts)) in enumerate(zip(boxes, groups, strict=True))
     ]
+    sheets = paginate(boxes, options.page_pt)
+    for number, (_heading, group_charts) in enumerate(groups):
+        if any(not isinstance(item, Picture) and not item[1].digest for item in placed[number]):
+            placed[number] = _completed(group_charts, placed[number], laid, complete)
     pdf = PdfDocument()
     if cache is not None:
         pdf.kept_fonts, pdf.keep_font = cache.get, cache.put
-    for sheet in paginate(boxes, options.page_pt):
+    for sheet in sheets:
         shown = [placed[where.group][where.box] for where in sheet.placed]
         charts_only = [item for item in shown if not isinstance(item, Picture)]
         if cache is not None and len(charts_only) == len(shown):
@@ -348,6 +376,31 @@ def charts_document(
             _add_page(pdf, sheet, shown, options, parts, cache)
     title = tr("{title} — charts", options.lang, title=game.game.title.get(options.lang))
     return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
+
+
+def _completed(
+    charts: tuple[Chart, ...],
+    shown: list[Shown | Picture],
+    laid: dict[str, Laid],
+    complete: Callable[[Chart], Laid] | None,
+) -> list[Shown | Picture]:
+    """What a group shows with its charts' parts drawn (`complete`), for a group placed by the
+    sizes of parts not drawn (sized_laid); MissingPart when they are not those sizes."""
+    if complete is None:
+        raise MissingPart("a chart placed by its sizes, no way to draw its parts")
+    done = [
+        (
+            chart.id,
+            complete(chart) if any(not r.digest for r in laid[chart.id][1]) else laid[chart.id],
+        )
+        for chart in charts
+    ]
+    contents = _boxes(done)[1]
+    before = [item for item in shown if not isinstance(item, Picture)]
+    sizes = [(ref.key, ref.width, ref.height) for _name, ref in contents]
+    if sizes != [(ref.key, ref.width, ref.height) for _name, ref in before]:
+        raise MissingPart("a chart drawn to other sizes than it was placed by")
+    return [*contents, *(item for item in shown if isinstance(item, Picture))]
 
 
 def _kept_page(

@@ -1,0 +1,92 @@
+"""A printed chart a warm build has no entry for is placed on the pages by its parts' sizes
+(printed.sized_laid: worked out without drawing a part), and its parts are drawn only when they
+are shown: a long chart split again to start mid-page draws only the parts of the split, not
+its whole parts as well. The sizes are those the drawn parts have, and the bytes a cold
+build's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compiler.backends.charts import printed as charts_printed
+from compiler.backends.charts.build import _pdf, render_charts
+from compiler.backends.charts.printed import (
+    UNDRAWN,
+    PartRef,
+    chart_entry,
+    entry_laid,
+    printed,
+    sized_laid,
+)
+from compiler.backends.charts.table import Part, PartPlan, draw_part, measures
+from compiler.backends.rendercache import RenderCache
+from compiler.backends.sheets.options import SheetOptions
+from compiler.model.charts import Chart
+from compiler.model.gamedata import GameData
+from tests.conftest import game_with_aids, replace_in
+from tests.test_chart_parts_cache import long_chart
+
+PAGES = {"a4": SheetOptions().page_pt, "letter": (612.0, 792.0), "a5": (420.0, 595.0)}
+
+
+def _game(mini: Path) -> GameData:
+    """The game with a short chart, then the long one: the long chart starts on the short
+    one's page, split again."""
+    data = game_with_aids(mini)
+    long = long_chart(data, "Row 150")
+    short = replace(long, id="short", name=replace(long.name, en="Short"), rows=long.rows[:3])
+    return replace(data, charts=(*data.charts, short, long))
+
+
+@pytest.fixture
+def parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the charts whose printed parts were drawn since the last clear."""
+    seen: list[str] = []
+
+    def drawing(game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan) -> Part:
+        seen.append(chart.id)
+        return draw_part(game, chart, lang, width, plan)
+
+    monkeypatch.setattr(charts_printed, "draw_part", drawing)
+    return seen
+
+
+def _build(mini: Path, cache: Path | None, parts: list[str]) -> bytes:
+    """charts.pdf of _game, kept in `cache` or drawn afresh."""
+    parts.clear()
+    if cache is None:
+        return _pdf(_game(mini), SheetOptions())
+    return render_charts(_game(mini), SheetOptions(), RenderCache(cache / "charts.pack"))[0]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_sizes_are_those_of_the_drawn_parts(mini: Path, page: str) -> None:
+    game = _game(mini)
+    page_pt = PAGES[page]
+    charts = [chart for _heading, group in printed(game) for chart in group]
+    assert any(chart.id == "long" for chart in charts)
+    for chart in charts:
+        wide, refs = sized_laid(game, chart, "en", page_pt)
+        entry, _drawn = chart_entry(game, chart, "en", page_pt, lambda _key: None)
+        drawn_wide, drawn_refs = entry_laid(entry)
+        assert wide == drawn_wide
+        assert refs == tuple(PartRef(r.key, UNDRAWN, r.width, r.height) for r in drawn_refs)
+        assert all(ref.digest != UNDRAWN for ref in drawn_refs)
+    measures(game).forget()
+
+
+def test_a_long_chart_split_again_draws_only_the_split_part(
+    mini: Path, tmp_path: Path, parts: list[str]
+) -> None:
+    warm = tmp_path / "warm"
+    first = _build(mini, warm, parts)
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    changed = _build(mini, warm, parts)
+    assert parts.count("long") == 1  # the part of the split that holds row 150
+    assert changed != first
+    assert changed == _build(mini, None, parts)
+    assert _build(mini, warm, parts) == changed
+    assert parts == []
