@@ -180,3 +180,49 @@ def test_kept_font_programs_give_the_same_bytes(damage: bytes | None) -> None:
     again = _with_text()
     again.kept_fonts, again.keep_font = kept.get, kept.__setitem__
     assert again.write({"Title": "t"}) == plain
+
+
+def test_pages_joined_replay_as_the_pages_did() -> None:
+    """Pages recorded back to back, joined into one run, replay at once into the bytes of the
+    pages added one by one; not into a document in another state."""
+    pages = [*PAGES, {"a": _form("a"), "d": _form("d")}]
+    plain = PdfDocument()
+    for forms in pages:
+        plain.add_page(A4, _page(forms))
+    recorder = PdfDocument()
+    runs = [recorder.record_page(A4, _page(forms)) for forms in pages]
+    joined = PageRun.decode(PageRun.joined(runs).encode())
+    assert joined.outside == ()  # each form a page shows from an earlier one is the run's own
+    again = PdfDocument()
+    assert again.replay_page(joined)
+    assert len(again.pages) == len(pages)
+    assert again.write({"Title": "t"}) == plain.write({"Title": "t"})
+    tail = PageRun.joined(runs[1:])
+    assert tail.outside == tuple((name, recorder.forms[name].number) for name in "ab")
+    assert not PdfDocument().replay_page(tail)
+
+
+def test_a_warm_rebuild_reads_the_pages_back_a_run_at_a_time(
+    mini: Path, tmp_path: Path, encoded: Encoded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warm = tmp_path / "warm"
+    first = _build(mini, warm)
+    pages = encoded.count
+    replayed: list[int] = []
+    replay = PdfDocument.replay_page
+
+    def spy(self: PdfDocument, run: PageRun) -> bool:
+        replayed.append(len(run.pages))
+        return replay(self, run)
+
+    monkeypatch.setattr(PdfDocument, "replay_page", spy)
+    assert _build(mini, warm) == first
+    assert sum(replayed) == pages  # every page read back...
+    assert len(replayed) == -(-pages // charts_printed.RUN_PAGES)  # ...a run at a time
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    replayed.clear()
+    changed = _build(mini, warm)
+    assert changed == _build(mini, None)
+    replayed.clear()
+    assert _build(mini, warm) == changed
+    assert len(replayed) == -(-pages // charts_printed.RUN_PAGES)
