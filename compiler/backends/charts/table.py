@@ -7,6 +7,7 @@ import functools
 import hashlib
 import marshal
 import math
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -344,6 +345,9 @@ def _piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
     return unit_drawing(game, unit, "back" if side == "back" else "front", lang)
 
 
+_PIECES = operator.attrgetter("pieces")
+
+
 def _pieces_width(chart: Chart) -> float:
     """The natural width of the pieces column: up to eight counters side by side."""
     most = max((len(r.pieces) for r in chart.rows), default=0)
@@ -429,12 +433,10 @@ def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Ta
     grid.widths[0] += swatch_room
     if with_pieces:
         room = grid.widths[-1]
-        needs = {
-            count: _pieces_height(count, room) for count in {len(r.pieces) for r in chart.rows}
-        }
-        heights = grid.heights
-        for index, row in enumerate(chart.rows, start=1):
-            heights[index] = max(heights[index], needs[len(row.pieces)])
+        counts = list(map(len, map(_PIECES, chart.rows)))
+        needs = {count: _pieces_height(count, room) for count in set(counts)}
+        heights = grid.heights  # each row as tall as its counters need (in passes that stay in C)
+        heights[1:] = map(max, heights[1:], map(needs.__getitem__, counts))
     return _Table(chart, lang, width, grid, with_pieces, swatch_room, terrain)
 
 
@@ -547,8 +549,14 @@ def _extent(
         y += LINE
     paper_width = max(table.total, table.width * 0.3)
     if whole_title:
-        paper_width = max(paper_width, text_width(title, TITLE, True, table.lang) + PAD)
+        paper_width = max(paper_width, _title_width(title, table.lang) + PAD)
     return paper_width, y + PAD * 2
+
+
+@functools.lru_cache(maxsize=1024)
+def _title_width(title: str, lang: str) -> float:
+    """A part's title's width (a long chart's parts but the first share one: "(continued)")."""
+    return text_width(title, TITLE, True, lang)
 
 
 def chart_drawing(game: GameData, chart: Chart, lang: str = "en", width: float = 515.0) -> Drawing:
