@@ -571,7 +571,7 @@ class PdfDocument:
         xref = len(out)
         out += b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
         out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-        ident = Raw(b"<" + hashlib.md5(bytes(out)).hexdigest().upper().encode("ascii") + b">")
+        ident = Raw(b"<" + hashlib.md5(out).hexdigest().upper().encode("ascii") + b">")
         trailer = {
             "Size": self.next_number,
             "Root": catalog,
