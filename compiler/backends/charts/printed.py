@@ -367,22 +367,13 @@ def charts_document(
     pdf = PdfDocument()
     if cache is not None:
         pdf.kept_fonts, pdf.keep_font = cache.get, cache.put
-    batch: list[tuple[Sheet, list[Shown]]] = []  # charts-only pages kept together
     for sheet in sheets:
         shown = [placed[where.group][where.box] for where in sheet.placed]
         charts_only = [item for item in shown if not isinstance(item, Picture)]
         if cache is not None and len(charts_only) == len(shown):
-            batch.append((sheet, charts_only))
-            if len(batch) == RUN_PAGES:
-                _kept_pages(pdf, batch, options, parts, cache)
-                batch = []
-            continue
-        if batch and cache is not None:
-            _kept_pages(pdf, batch, options, parts, cache)
-            batch = []
-        _add_page(pdf, sheet, shown, options, parts, cache)
-    if batch and cache is not None:
-        _kept_pages(pdf, batch, options, parts, cache)
+            _kept_page(pdf, sheet, charts_only, options, parts, cache)
+        else:
+            _add_page(pdf, sheet, shown, options, parts, cache)
     title = tr("{title} — charts", options.lang, title=game.game.title.get(options.lang))
     return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
 
@@ -412,95 +403,35 @@ def _completed(
     return [*contents, *(item for item in shown if isinstance(item, Picture))]
 
 
-RUN_PAGES = 16
-"""Pages of chart parts kept together as one cache entry besides each page's own: a large
-charts.pdf of which one page changed reads back its hundreds of other pages a run at a time."""
-
-
-def _kept_pages(
-    pdf: PdfDocument,
-    batch: list[tuple[Sheet, list[Shown]]],
-    options: SheetOptions,
-    parts: Lookup,
-    cache: RenderCache,
-) -> None:
-    """Pages of chart parts, read back at once from `cache` when they were made before, one
-    after the other, in a document in the same state; else each page as _kept_page makes it,
-    and the run kept (with its pages' own keys, kept as long as the run is)."""
-    looks = [_page_look(sheet, shown, options) for sheet, shown in batch]
-    state = (pdf.next_number, pdf.font_numbers())
-    key = cache_key("chart-pages", charts_fingerprint(), options.lang, looks, state)
-    found = _page_run(cache.get(key))
-    if found is not None and pdf.replay_page(found[1]):
-        cache.keep(found[0])
-        return
-    made = [
-        _kept_page(pdf, look, sheet, shown, options, parts, cache)
-        for look, (sheet, shown) in zip(looks, batch, strict=True)
-    ]
-    keys = tuple(page_key for page_key, _run in made)
-    run = PageRun.joined([page_run for _key, page_run in made])
-    cache.put(key, marshal.dumps((keys, run.encode())))
-
-
-def _page_run(data: bytes | None) -> tuple[tuple[str, ...], PageRun] | None:
-    """A run of pages' cache entry read back (its pages' keys, the run); None when there is
-    none or it is damaged."""
-    if data is None:
-        return None
-    try:
-        keys, run = marshal.loads(data)
-        if not isinstance(keys, tuple) or not all(isinstance(k, str) for k in keys):
-            return None
-        return keys, PageRun.decode(run)
-    except (EOFError, TypeError, ValueError):
-        return None
-
-
-PageLook = tuple[
-    tuple[float, float], str | None, list[tuple[str, float, float, float, float, float]]
-]
-"""What decides a page of chart parts besides the document's state: its size, its heading and
-each part's form name, size and place."""
-
-
-def _page_look(sheet: Sheet, shown: list[Shown], options: SheetOptions) -> PageLook:
-    heading = sheet.heading.get(options.lang) if sheet.heading is not None else None
-    where = [
-        (name, ref.width, ref.height, place.x, place.y, place.scale)
-        for (name, ref), place in zip(shown, sheet.placed, strict=True)
-    ]
-    return sheet.size(options.page_pt), heading, where
-
-
 def _kept_page(
     pdf: PdfDocument,
-    look: PageLook,
     sheet: Sheet,
     shown: list[Shown],
     options: SheetOptions,
     parts: Lookup,
     cache: RenderCache,
-) -> tuple[str, PageRun]:
+) -> None:
     """A page of chart parts, read back from `cache` when it was made before in a document in
-    the same state, else made and kept; its key and the page as the objects it made."""
-    size, heading, where = look
+    the same state, else made and kept."""
+    heading = sheet.heading.get(options.lang) if sheet.heading is not None else None
+    size = sheet.size(options.page_pt)
+    where = [
+        (name, ref.width, ref.height, place.x, place.y, place.scale)
+        for (name, ref), place in zip(shown, sheet.placed, strict=True)
+    ]
     state = (pdf.next_number, pdf.font_numbers())
     key = cache_key("chart-page", charts_fingerprint(), size, heading, options.lang, where, state)
     data = cache.get(key)
     if data is not None:
         try:
-            run = PageRun.decode(data)
-            if pdf.replay_page(run):
-                return key, run
+            if pdf.replay_page(PageRun.decode(data)):
+                return
         except ValueError:
             pass  # damaged: made again
     canvas = _page_canvas(sheet, options)
     for (name, ref), place in zip(shown, sheet.placed, strict=True):
         _show(canvas, name, _content(parts, ref), ref, place)
-    run = pdf.record_page(size, canvas.content())
-    cache.put(key, run.encode())
-    return key, run
+    cache.put(key, pdf.record_page(size, canvas.content()).encode())
 
 
 def _add_page(

@@ -101,12 +101,11 @@ class FormRun:
 
 @dataclass(frozen=True, slots=True)
 class PageRun:
-    """A page, or pages added back to back (PageRun.joined), as the objects they made (see
-    PdfDocument.record_page): the object numbers they started and ended at, the fonts
-    reserved before them and by them (name, number), the forms they defined (names, names as
-    written, numbers), the forms of earlier pages they showed (name, number), their objects
-    (numbers, bodies), their page objects' numbers and the text they set (font name,
-    characters)."""
+    """A page as the objects it made (see PdfDocument.record_page): the object numbers it
+    started and ended at, the fonts reserved before it and by it (name, number), the forms it
+    defined (names, names as written, numbers), the forms of earlier pages it showed (name,
+    number), its objects (numbers, bodies), its page object's number and the text it set
+    (font name, characters)."""
 
     start: int
     end: int
@@ -118,38 +117,12 @@ class PageRun:
     outside: tuple[tuple[str, int], ...]
     numbers: tuple[int, ...]
     bodies: tuple[bytes, ...]
-    pages: tuple[int, ...]
+    page: int
     chars: tuple[tuple[str, str], ...]
 
     def encode(self) -> bytes:
         """The run as cache bytes."""
         return marshal.dumps(tuple(getattr(self, f.name) for f in fields(self)))
-
-    @classmethod
-    def joined(cls, runs: Sequence[PageRun]) -> PageRun:
-        """Runs recorded (or replayed) back to back in one document as one run, which
-        replay_page adds again at once (the forms a page showed from an earlier page of the
-        run are the run's own)."""
-        first, last = runs[0], runs[-1]
-        defined: set[str] = set()
-        outside: dict[str, int] = {}
-        for run in runs:
-            outside.update((name, number) for name, number in run.outside if name not in defined)
-            defined.update(run.names)
-        return cls(
-            first.start,
-            last.end,
-            first.fonts_before,
-            tuple(font for run in runs for font in run.fonts),
-            tuple(name for run in runs for name in run.names),
-            tuple(tag for run in runs for tag in run.tags),
-            tuple(number for run in runs for number in run.form_numbers),
-            tuple(sorted(outside.items())),
-            tuple(number for run in runs for number in run.numbers),
-            tuple(body for run in runs for body in run.bodies),
-            tuple(page for run in runs for page in run.pages),
-            tuple(chars for run in runs for chars in run.chars),
-        )
 
     @classmethod
     def decode(cls, data: bytes) -> PageRun:
@@ -161,8 +134,6 @@ class PageRun:
         except (EOFError, TypeError, ValueError) as err:
             raise ValueError("not a cached page") from err
         if len(run.numbers) != len(run.bodies) or len(run.names) != len(run.form_numbers):
-            raise ValueError("not a cached page")
-        if not isinstance(run.pages, tuple) or not all(isinstance(n, int) for n in run.pages):
             raise ValueError("not a cached page")
         return run
 
@@ -438,15 +409,15 @@ class PdfDocument:
             tuple(sorted(outside.items())),
             made,
             tuple(self.objects[n] for n in made),
-            (self.pages[-1].number,),
+            self.pages[-1].number,
             tuple(chars),
         )
 
     def replay_page(self, run: PageRun) -> bool:
-        """Add again a page recorded by record_page (or pages: PageRun.joined), when this
-        document is in the state it was recorded in: the same next object number and fonts,
-        none of the forms it defined defined already, those it showed from earlier pages
-        defined under the same numbers. False (nothing added) otherwise."""
+        """Add again a page recorded by record_page, when this document is in the state it
+        was recorded in: the same next object number and fonts, none of the forms it defined
+        defined already, those it showed from earlier pages defined under the same numbers.
+        False (nothing added) otherwise."""
         if run.start != self.next_number or run.fonts_before != self.font_numbers():
             return False
         if any(form_name in self.forms for form_name in run.names):
@@ -457,7 +428,7 @@ class PdfDocument:
                 return False
         self._replay(run.fonts, run.chars, run.numbers, run.bodies)
         self._replay_names(run.names, run.form_numbers, run.tags)
-        self.pages.extend(map(Ref, run.pages))
+        self.pages.append(Ref(run.page))
         self.next_number = run.end
         return True
 
