@@ -168,7 +168,7 @@ def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
         gap = "aids" if stage == "validate" else "write"  # the player aids; the swap, stamp
         current, mark = (gap if over else stage), now
 
-    with no_cyclic_gc():  # as `countermix build` builds (compiler.cli)
+    with no_cyclic_gc(frozen=True):  # as `countermix build` builds (compiler.cli)
         built = list(build_games([game.folder], out, {}, progress=progress))
     progress("", "write", 0, 0)
     if not built or built[0].written is None:

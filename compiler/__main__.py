@@ -50,7 +50,9 @@ def run() -> NoReturn:
     global _phase
     signal.signal(signal.SIGINT, _on_ctrl_c)
     from compiler.cli import main
+    from compiler.gcpause import process_ends_after_command
 
+    process_ends_after_command()
     _phase = "running"
     try:
         code = main()

@@ -355,12 +355,14 @@ def _build_games(
     millions of acyclic objects (records, display lists, cache entries) that reference
     counting frees, and the collector walked them again and again for nothing (0.6–0.9 s of
     a 5–7 s rebuild of an 8,000-counter game, 0.15 s at 2,000, timed with gc.callbacks)."""
-    from compiler.gcpause import no_cyclic_gc
+    from compiler.gcpause import no_cyclic_gc, process_ends
     from compiler.pipeline import build_games, no_progress
     from compiler.progress import reporting
 
     failed: set[Path] = set()
-    with no_cyclic_gc(), reporting(args.quiet, args.verbose) as reporter:
+    # a watch collects after each build (its process goes on); `countermix build` ends
+    frozen = not watch and process_ends()
+    with no_cyclic_gc(frozen=frozen), reporting(args.quiet, args.verbose) as reporter:
         built_games = build_games(
             folders,
             args.out,

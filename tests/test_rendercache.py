@@ -246,3 +246,24 @@ def test_the_workers_of_a_killed_build_end_with_it_silently() -> None:
         for pid in workers:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid), signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    ("read_first", "kept"),
+    [(True, b"new" * 50), (False, b"old" * 50)],
+    ids=["read, then put back changed: saved", "put unread: the kept entry stays"],
+)
+def test_an_entry_put_back_changed_is_saved_in_its_place(
+    tmp_path: Path, read_first: bool, kept: bytes
+) -> None:
+    pack = tmp_path / "charts.pack"
+    saved(pack, {"page": b"old" * 50, "other": b"x" * 10})
+    cache = RenderCache(pack)
+    if read_first:
+        assert cache.get("page") == b"old" * 50
+    cache.put("page", b"new" * 50)
+    cache.get("other")
+    cache.save()
+    again = RenderCache(pack)
+    assert again.get("page") == kept
+    assert again.get("other") == b"x" * 10

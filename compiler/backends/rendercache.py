@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import multiprocessing
 import os
 import signal
 import struct
@@ -279,7 +278,11 @@ class RenderCache:
         return found
 
     def put(self, key: str, data: bytes) -> None:
-        if key not in self.memory and key not in self.index:
+        """Keep `data` under `key` for this build and the next (saved by `save`). An entry
+        this build read and now puts back changed (a kept page that failed to replay, kept
+        again) is saved too, in place of the old one."""
+        known = key in self.memory or key in self.index
+        if not known or (key in self.memory and self.memory[key] != data):
             self.new.append(key)
         self.memory[key] = data
         self.used.add(key)
@@ -540,7 +543,11 @@ def _die_with(parent: int) -> None:
 def parallel_map(jobs: Sequence[Callable[[], bytes]], minimum: int = 64) -> list[bytes]:
     """Run zero-argument jobs on every core (forked workers inherit them), in order."""
     cores = os.cpu_count() or 1
-    if len(jobs) < minimum or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if len(jobs) < minimum or cores < 2:
+        return [job() for job in jobs]
+    import multiprocessing  # here: with socket, selectors and threading, 5 ms at every start
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [job() for job in jobs]
     global _JOBS
     _JOBS = list(jobs)

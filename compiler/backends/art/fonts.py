@@ -10,7 +10,6 @@ naming the Debian package to install; there is no silent fallback.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -76,12 +75,10 @@ def is_cjk(char: str) -> bool:
     return bool(char) and ord(char[0]) >= 0x2E80
 
 
-_CJK = re.compile("[\u2e80-\U0010ffff]")
-
-
 def has_cjk(text: str) -> bool:
-    """Whether any character of `text` is CJK (see is_cjk)."""
-    return _CJK.search(text) is not None
+    """Whether any character of `text` is CJK (see is_cjk): U+2E80 or above (compiling that
+    as a character class cost 2.5 ms at every start)."""
+    return bool(text) and max(text) >= "\u2e80"
 
 
 def font_for(text: str, bold: bool = False, lang: str = "en") -> FontFile:

@@ -105,6 +105,12 @@ def render_charts(
     return made[0], TitledPngs(made[1])
 
 
+def charts_rendered(game: GameData, options: SheetOptions) -> bool:
+    """Whether render_charts made this game's charts with `options` in this build (a caller
+    then need not open the charts' cache to ask for them again)."""
+    return options in (_RENDERED.peek(game) or {})
+
+
 def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = None) -> str:
     """What decides how a chart looks: the chart (all but its rows), each row's look (see
     RowLooks: `rows` remembers them for the build), the terrain colours and the code."""

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal, Protocol
 
-from compiler.backends.charts.build import render_charts
+from compiler.backends.charts.build import charts_rendered, render_charts
 from compiler.backends.files import FILE_MODE, Recorded, write_atomically
 from compiler.backends.preview.html import Sources, e, page
 from compiler.backends.preview.kept import RUNS, KeptRuns, shared_part
@@ -180,8 +180,10 @@ def _edition(
 ) -> str:
     game, lang = edition.game, options.lang
     # the charts as the module shows them, from their cache (what render_charts remembers is
-    # the last edition's only): render_plan takes them from there instead of drawing them
-    render_charts(game, options, RenderCache(edition.cache / "charts.pack"))
+    # the last edition's only): render_plan takes them from there instead of drawing them;
+    # the cache's index (megabytes for a large game) opened only when they are not made yet
+    if not charts_rendered(game, options):
+        render_charts(game, options, RenderCache(edition.cache / "charts.pack"))
     plan, images = render_plan(game, edition.cache / "faces.pack", lang, piece_images)
 
     def module_image(name: str) -> str:
