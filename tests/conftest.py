@@ -31,6 +31,13 @@ def seed_game(name: str) -> GameData:
     return with_aids(data)[0]
 
 
+def loaded_seed(name: str) -> GameData:
+    """A seed game from sources/ loaded afresh, without its player aids."""
+    data = load_game(SOURCES / name).game
+    assert data is not None, name
+    return data
+
+
 def game_with_aids(folder: Path) -> GameData:
     """The game of `folder` with its player aids, loaded afresh (nothing remembered from
     another build)."""

@@ -13,18 +13,10 @@ import pytest
 
 from compiler.load import aids
 from compiler.load.aids import AIDS_CACHE, player_aids
-from compiler.load.game import load_game
 from compiler.model.common import Text
-from compiler.model.gamedata import GameData
-from tests.conftest import SOURCES, every_field
+from tests.conftest import SOURCES, every_field, loaded_seed
 
 GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
-
-
-def loaded(name: str) -> GameData:
-    data = load_game(SOURCES / name).game
-    assert data is not None
-    return data
 
 
 @pytest.fixture
@@ -43,7 +35,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_cached_read_equals_a_full_read(name: str, tmp_path: Path, reads: list[int]) -> None:
-    game = loaded(name)
+    game = loaded_seed(name)
     whole, findings = player_aids(game)
     assert not findings and whole
     player_aids(game, tmp_path / "none")
@@ -57,7 +49,7 @@ def test_cached_read_equals_a_full_read(name: str, tmp_path: Path, reads: list[i
 
 
 def test_one_changed_chart_is_read_again(tmp_path: Path, reads: list[int]) -> None:
-    game = loaded("napoleon")
+    game = loaded_seed("napoleon")
     player_aids(game, tmp_path)
     unit = replace(game.units[0], name=Text("Renamed", "改名"))
     changed = replace(game, units=(unit, *game.units[1:]))
@@ -76,7 +68,7 @@ def test_a_changed_unit_reads_its_rows_alone(
 ) -> None:
     """A changed chart is read row by row: only the rows whose output changed are read, and
     the chart is the one a full read gives, every position included."""
-    game = loaded(name)
+    game = loaded_seed(name)
     assert game.units
     player_aids(game, tmp_path)
     rows_read.clear()  # the first read's
@@ -93,7 +85,7 @@ def test_a_changed_unit_reads_its_rows_alone(
 def test_a_games_own_template_is_rendered_once_per_game(monkeypatch: pytest.MonkeyPatch) -> None:
     """Validation asks for the aids of a game with its own template, then the build: the
     second time, nothing is rendered again; another game is rendered afresh."""
-    game = loaded("napoleon")
+    game = loaded_seed("napoleon")
     path, source, _own = game.aids_template
     own = replace(game, aids_template=(path, source, True))
     renders: list[int] = []
@@ -114,7 +106,7 @@ def test_a_games_own_template_is_rendered_once_per_game(monkeypatch: pytest.Monk
 @pytest.mark.parametrize("odd", ["\u2028", "\x85", "\r"])
 def test_a_line_break_of_yaml_alone_reads_as_a_full_read(odd: str, tmp_path: Path) -> None:
     """YAML breaks lines at CR, NEL, LS and PS too: output holding one keeps its positions."""
-    game = loaded("napoleon")
+    game = loaded_seed("napoleon")
     player_aids(game, tmp_path)
     unit = replace(game.units[0], name=Text(f"Line{odd}break", "改名"))
     changed = replace(game, units=(unit, *game.units[1:]))
@@ -135,7 +127,7 @@ def test_a_line_break_of_yaml_alone_reads_as_a_full_read(odd: str, tmp_path: Pat
 def test_a_damaged_or_planted_cache_is_read_afresh(
     planted: bytes | str, tmp_path: Path, reads: list[int]
 ) -> None:
-    game = loaded("napoleon")
+    game = loaded_seed("napoleon")
     player_aids(game, tmp_path)
     stored = tmp_path / AIDS_CACHE
     if isinstance(planted, str):  # every kept chart replaced by a pickle that calls os.system

@@ -11,10 +11,8 @@ import jinja2
 import pytest
 
 from compiler.load import aids, aidscode
-from compiler.load.game import load_game
-from compiler.model.gamedata import GameData
 from compiler.resources import PLAYER_AIDS, template
-from tests.conftest import SOURCES
+from tests.conftest import loaded_seed
 
 SHIPPED = template(PLAYER_AIDS).read_text(encoding="utf-8")
 
@@ -31,12 +29,6 @@ def generated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(jinja2.Environment, "_parse", spy)
     return seen
-
-
-def loaded(name: str) -> GameData:
-    data = load_game(SOURCES / name).game
-    assert data is not None
-    return data
 
 
 def test_the_shipped_code_is_the_shipped_templates() -> None:
@@ -57,7 +49,7 @@ def test_the_shipped_template_is_not_compiled_again(generated: list[str]) -> Non
 
 @pytest.mark.parametrize("name", ["napoleon", "gcacw"])
 def test_the_shipped_code_renders_what_from_string_renders(name: str) -> None:
-    game = loaded(name)
+    game = loaded_seed(name)
     names = aids._names(game)
     compiled = aids._render(aids._shared_template.__wrapped__(SHIPPED), names)
     assert compiled == aids._render(aids._environment().from_string(SHIPPED), names)
@@ -68,7 +60,7 @@ def test_another_template_is_compiled(generated: list[str]) -> None:
     assert changed != SHIPPED
     made = aids._shared_template.__wrapped__(changed)
     assert generated == [changed]
-    game = loaded("napoleon")
+    game = loaded_seed("napoleon")
     rendered = aids._render(made, aids._names(game))
     assert "charts:  # changed" in rendered
 

@@ -12,13 +12,12 @@ from typing import Any
 
 import pytest
 
-from compiler.load.game import load_game
 from compiler.model.constraints import Stacking
 from compiler.model.gamedata import GameData
 from compiler.rules import base, stacking
 from compiler.rules.engine import validate
 from compiler.rules.select import _compile_entry, _norm
-from tests.conftest import SOURCES
+from tests.conftest import loaded_seed
 
 
 class Colour(StrEnum):
@@ -78,12 +77,6 @@ def test_an_entry_answers_as_the_plain_test(wanted: Any, value: Any) -> None:
     assert test.ok(value) == plain_ok(test.accept, test.reject, value)
 
 
-def loaded(name: str) -> GameData:
-    data = load_game(SOURCES / name).game
-    assert data is not None
-    return data
-
-
 @pytest.fixture
 def bounds(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The stacking caps' bounds worked out from now on (their limits)."""
@@ -128,7 +121,7 @@ def locations_checked(game: GameData) -> int:
 
 @pytest.mark.parametrize("name", ["napoleon", "asia_engulfed", "twilight_in_the_east"])
 def test_a_constant_cap_is_worked_out_once_per_title(name: str, bounds: list[object]) -> None:
-    game = stacking_only(loaded(name), 0)
+    game = stacking_only(loaded_seed(name), 0)
     assert locations_checked(game) > len(game.constraints) + 1  # more places than caps
     findings = validate(game)
     titles = {s.title for s in game.scenarios}
@@ -138,7 +131,7 @@ def test_a_constant_cap_is_worked_out_once_per_title(name: str, bounds: list[obj
 
 
 def test_a_cap_that_reads_the_pieces_sees_each_stack(bounds: list[object]) -> None:
-    game = stacking_only(loaded("napoleon"), "count() - 1")
+    game = stacking_only(loaded_seed("napoleon"), "count() - 1")
     findings = validate(game)
     assert len(bounds) == locations_checked(game)
     over = [f for f in findings if f.rule in {c.id for c in game.constraints}]
@@ -146,7 +139,7 @@ def test_a_cap_that_reads_the_pieces_sees_each_stack(bounds: list[object]) -> No
 
 
 def test_a_missing_param_in_a_cap_is_one_finding() -> None:
-    game = stacking_only(loaded("napoleon"), "$no_such_param")
+    game = stacking_only(loaded_seed("napoleon"), "$no_such_param")
     findings = validate(game)
     unknown = [f for f in findings if f.rule == "unknown-param"]
     assert len(unknown) == len(game.constraints)
