@@ -4,7 +4,10 @@ results are those the jobs give here, in order; a job that fails in the child is
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +50,48 @@ def test_a_job_failing_here_too_raises() -> None:
     results = in_background([_fails])
     with pytest.raises(ValueError, match="always"):
         results()
+
+
+CHILD_OF_A_KILLED_BUILD = """
+import os, time
+from compiler.backends.charts.forked import in_background
+
+def job() -> bytes:
+    os.write(1, b"job\\n")
+    time.sleep(300)
+    return b"drawn"
+
+print("drawing", flush=True)
+in_background([job])()
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+    reason="the child ends with its parent on Linux; one core runs the jobs in process",
+)
+def test_the_child_of_a_killed_build_ends_with_it() -> None:
+    """A build killed (SIGKILL) while its child draws: the child ends with it. The child holds
+    the parent's stderr pipe; one still drawing (300 s) would keep it open and the wait would
+    time out."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", CHILD_OF_A_KILLED_BUILD],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    children: list[str] = []
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"drawing\n"
+        assert process.stdout.readline() == b"job\n"
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        process.kill()
+        _, err = process.communicate(timeout=60)
+        assert err == b""
+    finally:
+        process.kill()
+        for pid in children:
+            try:
+                os.kill(int(pid), 9)
+            except ProcessLookupError:
+                pass

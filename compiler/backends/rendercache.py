@@ -517,11 +517,11 @@ def _run(index: int) -> bytes:
 PR_SET_PDEATHSIG = 1
 
 
-def _leave_ctrl_c(parent: int) -> None:
-    """In a worker: Ctrl-C is the parent's to handle (it ends the pool); a worker prints no
-    traceback of its own. And it ends with its parent: a build killed (SIGKILL) while its
-    workers drew left them to finish their jobs and print a traceback each about the broken
-    pipe to it."""
+def leave_ctrl_c(parent: int) -> None:
+    """In a worker (a pool's, or charts.forked's child): Ctrl-C is the parent's to handle (it
+    ends the pool); a worker prints no traceback of its own. And it ends with its parent: a
+    build killed (SIGKILL) while its workers drew left them to finish their jobs and print a
+    traceback each about the broken pipe to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
 
@@ -553,7 +553,7 @@ def parallel_map(jobs: Sequence[Callable[[], bytes]], minimum: int = 64) -> list
     _JOBS = list(jobs)
     try:
         pool = multiprocessing.get_context("fork").Pool(
-            cores, initializer=_leave_ctrl_c, initargs=(os.getpid(),)
+            cores, initializer=leave_ctrl_c, initargs=(os.getpid(),)
         )
         with pool:
             return pool.map(_run, range(len(jobs)), chunksize=max(1, len(jobs) // (cores * 8)))

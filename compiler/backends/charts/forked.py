@@ -6,10 +6,10 @@ instead of before it. Forking a build's process takes a millisecond or two, a po
 from __future__ import annotations
 
 import marshal
-import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Sequence
+
+from compiler.backends.rendercache import leave_ctrl_c
 
 
 def in_background(jobs: Sequence[Callable[[], bytes]]) -> Callable[[], list[bytes]]:
@@ -19,7 +19,7 @@ def in_background(jobs: Sequence[Callable[[], bytes]]) -> Callable[[], list[byte
     the same bytes, or the job's own exception."""
     if not jobs:
         return list
-    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
         return lambda: [job() for job in jobs]
     read, write = os.pipe()
     parent = os.getpid()
@@ -33,15 +33,15 @@ def in_background(jobs: Sequence[Callable[[], bytes]]) -> Callable[[], list[byte
 
 def _in_child(jobs: Sequence[Callable[[], bytes]], write: int, parent: int) -> None:
     """Run the jobs, write their results to `write` and end (no clean-up of the build's:
-    os._exit). Ctrl-C is the parent's to handle."""
+    os._exit). Ctrl-C is the parent's to handle, and the child ends with its parent (a build
+    killed meanwhile leaves no child drawing on)."""
     status = 1
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if os.getppid() == parent:
-            data = memoryview(marshal.dumps([job() for job in jobs]))
-            while data:
-                data = data[os.write(write, data) :]
-            status = 0
+        leave_ctrl_c(parent)
+        data = memoryview(marshal.dumps([job() for job in jobs]))
+        while data:
+            data = data[os.write(write, data) :]
+        status = 0
     except BaseException:  # noqa: BLE001, S110 - the parent runs the jobs again
         pass
     finally:
