@@ -43,6 +43,8 @@ def test_the_shipped_code_is_the_shipped_templates() -> None:
 
 
 def test_the_shipped_template_is_not_compiled_again(generated: list[str]) -> None:
+    if aidscode.JINJA2 != jinja2.__version__:  # another Jinja2 compiles it, as it should
+        pytest.skip(f"compiled with Jinja2 {aidscode.JINJA2}, this is {jinja2.__version__}")
     aids._shared_template.__wrapped__(SHIPPED)
     assert generated == []
 
