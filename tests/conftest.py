@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
@@ -138,3 +143,35 @@ def item_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(keptread, "_read_item", spy)
     return seen
+
+
+DIES_WITH_PARENT = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+    reason="drawing processes end with their parent on Linux; one core draws in process",
+)
+"""For the tests of killed builds: a forked drawer ends with its parent only on Linux."""
+
+
+def stderr_of_a_killed_build(script: str, drawing: int) -> bytes:
+    """Run `script` (it prints "drawing", then starts jobs that each print "job" and sleep 300 s
+    in forked processes), kill it (SIGKILL) once `drawing` jobs run, and give its stderr: the
+    drawers hold that pipe, so a drawer left running makes the wait time out (the test fails);
+    they are killed at the end whatever happened."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    drawers: list[str] = []
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"drawing\n"
+        assert [process.stdout.readline() for _ in range(drawing)] == [b"job\n"] * drawing
+        drawers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        process.kill()
+        return process.communicate(timeout=60)[1]
+    finally:
+        process.kill()
+        for pid in drawers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)

@@ -4,14 +4,12 @@ results are those the jobs give here, in order; a job that fails in the child is
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from functools import partial
-from pathlib import Path
 
 import pytest
 
 from compiler.backends.charts.forked import in_background
+from tests.conftest import DIES_WITH_PARENT, stderr_of_a_killed_build
 
 
 def _pid() -> bytes:
@@ -55,6 +53,7 @@ def test_a_job_failing_here_too_raises() -> None:
 CHILD_OF_A_KILLED_BUILD = """
 import os, time
 from compiler.backends.charts.forked import in_background
+from tests.conftest import DIES_WITH_PARENT, stderr_of_a_killed_build
 
 def job() -> bytes:
     os.write(1, b"job\\n")
@@ -66,32 +65,8 @@ in_background([job])()
 """
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
-    reason="the child ends with its parent on Linux; one core runs the jobs in process",
-)
+@DIES_WITH_PARENT
 def test_the_child_of_a_killed_build_ends_with_it() -> None:
-    """A build killed (SIGKILL) while its child draws: the child ends with it. The child holds
-    the parent's stderr pipe; one still drawing (300 s) would keep it open and the wait would
-    time out."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", CHILD_OF_A_KILLED_BUILD],
-        cwd=Path(__file__).resolve().parent.parent,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    children: list[str] = []
-    try:
-        assert process.stdout is not None and process.stdout.readline() == b"drawing\n"
-        assert process.stdout.readline() == b"job\n"
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-        process.kill()
-        _, err = process.communicate(timeout=60)
-        assert err == b""
-    finally:
-        process.kill()
-        for pid in children:
-            try:
-                os.kill(int(pid), 9)
-            except ProcessLookupError:
-                pass
+    """A build killed (SIGKILL) while its child draws: the child ends with it (one still
+    drawing would hold the build's stderr open, and the wait would time out)."""
+    assert stderr_of_a_killed_build(CHILD_OF_A_KILLED_BUILD, drawing=1) == b""

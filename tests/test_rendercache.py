@@ -4,12 +4,7 @@ read."""
 
 from __future__ import annotations
 
-import contextlib
 import marshal
-import os
-import signal
-import subprocess
-import sys
 import zlib
 from array import array
 from collections.abc import Callable
@@ -27,6 +22,7 @@ from compiler.backends.rendercache import (
     PACK_MAGIC,
     RenderCache,
 )
+from tests.conftest import DIES_WITH_PARENT, stderr_of_a_killed_build
 
 
 @pytest.fixture(autouse=True, params=["read whole", "read by entry"])
@@ -218,34 +214,13 @@ parallel_map([job] * 4, minimum=1)
 """
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
-    reason="workers end with their parent on Linux; one core draws in process",
-)
+@DIES_WITH_PARENT
 def test_the_workers_of_a_killed_build_end_with_it_silently() -> None:
     """A build killed (SIGKILL) while its workers draw: the workers end with it, and none
     prints a traceback about the pipe to a parent that is gone (they used to finish their
-    jobs, then print one each). Their stderr is the parent's pipe: it ends when the last of
-    them has; a worker still drawing holds it open (300 s), and the wait times out."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", WORKERS_OF_A_KILLED_BUILD],
-        cwd=Path(__file__).resolve().parent.parent,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    workers: list[str] = []
-    try:
-        assert process.stdout is not None and process.stdout.readline() == b"drawing\n"
-        assert process.stdout.readline() == process.stdout.readline() == b"job\n"  # 2 drawing
-        workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-        process.kill()
-        _, err = process.communicate(timeout=60)
-        assert err == b""
-    finally:
-        process.kill()
-        for pid in workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid), signal.SIGKILL)
+    jobs, then print one each; a worker still drawing holds the build's stderr open, and the
+    wait times out)."""
+    assert stderr_of_a_killed_build(WORKERS_OF_A_KILLED_BUILD, drawing=2) == b""
 
 
 @pytest.mark.parametrize(
