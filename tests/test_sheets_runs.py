@@ -5,14 +5,17 @@ writes; a changed unit's faces are still seen (its notes, its sheet)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from bench.bench_warm import Game, change_unit, make_game
 from compiler import pipeline
-from compiler.backends.sheets import build
+from compiler.backends.rendercache import RenderCache
+from compiler.backends.sheets import build, pdf
 from compiler.backends.sheets.build import counter_runs, write_sheets
+from compiler.backends.sheets.faces import FaceRef
 from compiler.backends.sheets.pdf import Piece
 from compiler.backends.sheets.runs import RUN_UNITS, UnitRun, unit_runs
 from compiler.load.game import load_game
@@ -148,3 +151,37 @@ def test_the_checks_and_the_sheets_list_a_changed_run_once(
     pipeline.face_findings(game, "en", cache)
     sheets(game, tmp_path / "warm", cache)
     assert len(listed) == 1
+
+
+@pytest.fixture
+def drawings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many faces the cache lacked at each call that draws the missing ones (calls that
+    find them all are not counted), from here on."""
+    seen: list[int] = []
+    real = pdf._draw_missing
+
+    def spy(
+        cache: RenderCache, keys: Sequence[str], faces: Sequence[FaceRef], height: float
+    ) -> None:
+        absent = sum(not cache.holds(key) for key in keys)
+        if absent:
+            seen.append(absent)
+        real(cache, keys, faces, height)
+
+    monkeypatch.setattr(pdf, "_draw_missing", spy)
+    return seen
+
+
+def test_a_cold_sheet_draws_its_faces_at_once_and_a_warm_one_only_the_changed(
+    generated: Game, tmp_path: Path, drawings: list[int]
+) -> None:
+    """A cold build draws every face of every run in one go (on every core: a pool started per
+    run doubled the cold sheets' time); a warm build after a change draws only that unit's."""
+    game = loaded(generated.folder)
+    assert len(counter_runs(game, "en").runs) > 1
+    sheets(game, tmp_path / "out", tmp_path / "cache")
+    assert len(drawings) == 1 and drawings[0] > 2 * RUN_UNITS
+    drawings.clear()
+    changed_unit(generated, 3)
+    sheets(loaded(generated.folder), tmp_path / "out", tmp_path / "cache")
+    assert 0 < sum(drawings) <= 2

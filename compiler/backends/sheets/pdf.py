@@ -249,6 +249,8 @@ def _define_forms(
     runs = pieces.runs
     unkeyed = [number for number, run in enumerate(runs) if run.key is None]
     pictures = _define_pictures(pdf, chain.from_iterable(map(pieces.of_run, unkeyed)))
+    if not _first_run_kept(pdf, pieces, slot[1], cache):
+        _draw_all_missing(pieces, pictures, slot[1], cache)
     defined = Defined()
     item = 0
     for number, run in enumerate(runs):
@@ -257,6 +259,30 @@ def _define_forms(
             _define_pieces(pdf, listed, item, slot, cache, pictures, defined, run.key)
         item += run.count
     return defined
+
+
+def _first_run_kept(pdf: PdfDocument, pieces: Pieces, height: float, cache: RenderCache) -> bool:
+    """Whether the cache kept the first run's forms where this document starts them (a warm
+    build's sheets: the runs are then defined one by one, most of them read back)."""
+    runs = pieces.runs
+    if not runs or runs[0].key is None:
+        return False
+    return cache.holds(_kept_run_key(runs[0].key, 0, height, pdf.next_number, _fonts(pdf)))
+
+
+def _draw_all_missing(
+    pieces: Pieces, pictures: dict[str, tuple[str, float]], height: float, cache: RenderCache
+) -> None:
+    """Draw every drawn face the cache lacks at once, on every core, before the runs are
+    defined (a cold build's sheets: drawing each run's faces apart started a pool of workers
+    per run, which doubled the cold sheets' time)."""
+    faces = [
+        face
+        for piece in pieces.listed()
+        for face in (piece.front, piece.back)
+        if face is not None and face.identity not in pictures
+    ]
+    _draw_missing(cache, face_keys(faces, height), faces, height)
 
 
 def _define_pieces(
