@@ -584,17 +584,18 @@ def _texts(game: GameData, lang: str) -> Iterator[str]:
 
 
 def font_problems(game: GameData, lang: str) -> list[Finding]:
-    """Fonts the faces will need, checked before anything is drawn or written."""
+    """Fonts the faces will need, checked before anything is drawn or written. The Japanese
+    font is needed for a Japanese build or any CJK text: the texts are looked at only when it
+    is missing (every unit's name at every build was 12 ms at 8,000 counters)."""
     from compiler.backends.art.fonts import BOLD, JAPANESE, REGULAR, MissingFont, font_path, has_cjk
 
-    needed = [REGULAR, BOLD]
-    if lang == "ja" or any(has_cjk(text) for text in _texts(game, lang)):
-        needed.append(JAPANESE)
     problems = []
-    for font in needed:
+    for font in (REGULAR, BOLD, JAPANESE):
         try:
             font_path(font)
         except MissingFont as err:
+            if font == JAPANESE and lang != "ja" and not has_cjk("".join(_texts(game, lang))):
+                continue
             problems.append(
                 Finding(
                     "missing-font",
