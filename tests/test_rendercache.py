@@ -224,19 +224,27 @@ def test_the_workers_of_a_killed_build_end_with_it_silently() -> None:
 
 
 @pytest.mark.parametrize(
-    ("read_first", "kept"),
-    [(True, b"new" * 50), (False, b"old" * 50)],
-    ids=["read, then put back changed: saved", "put unread: the kept entry stays"],
+    ("read_first", "put", "kept"),
+    [
+        (True, b"new" * 50, b"new" * 50),
+        (False, b"new" * 50, b"new" * 50),
+        (False, b"old" * 50, b"old" * 50),
+    ],
+    ids=[
+        "read, then put back changed: saved",
+        "put unread, changed: saved (the next build reads the new bytes)",
+        "put unread, the same: the kept entry stays",
+    ],
 )
 def test_an_entry_put_back_changed_is_saved_in_its_place(
-    tmp_path: Path, read_first: bool, kept: bytes
+    tmp_path: Path, read_first: bool, put: bytes, kept: bytes
 ) -> None:
     pack = tmp_path / "charts.pack"
     saved(pack, {"page": b"old" * 50, "other": b"x" * 10})
     cache = RenderCache(pack)
     if read_first:
         assert cache.get("page") == b"old" * 50
-    cache.put("page", b"new" * 50)
+    cache.put("page", put)
     cache.get("other")
     cache.save()
     again = RenderCache(pack)

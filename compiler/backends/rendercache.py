@@ -280,9 +280,12 @@ class RenderCache:
     def put(self, key: str, data: bytes) -> None:
         """Keep `data` under `key` for this build and the next (saved by `save`). An entry
         this build read and now puts back changed (a kept page that failed to replay, kept
-        again) is saved too, in place of the old one."""
-        known = key in self.memory or key in self.index
-        if not known or (key in self.memory and self.memory[key] != data):
+        again) is saved too, in place of the old one; so is one in the pack this build had
+        not read, when its bytes there are not `data` (read to compare: left as it was, the next
+        build would have read the old bytes)."""
+        if key not in self.memory and key in self.index:
+            self._read(key)  # in memory when whole; forgotten (a miss) when damaged
+        if self.memory.get(key) != data:
             self.new.append(key)
         self.memory[key] = data
         self.used.add(key)
