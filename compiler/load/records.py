@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import yaml
 
 from compiler.load.nodes import _Loader
+from compiler.model.common import PackedLocs
 
 Reduction = tuple[Callable[..., object], tuple[Any, ...]]
 """What a pickler writes for an object: the function that makes it again, and its arguments."""
@@ -70,7 +71,32 @@ def read_only(mapping: dict[str, object]) -> Mapping[str, object]:
 
 def _reduce_record(made: object) -> Reduction:
     cls: type = type(made)
-    return _makers()[cls], tuple(_shared(getattr(made, name)) for name in _field_names(cls))
+    names = _field_names(cls)
+    return _makers()[cls], tuple(
+        _packed(getattr(made, name)) if name == "locs" else _shared(getattr(made, name))
+        for name in names
+    )
+
+
+def _packed(locs: Any) -> Any:
+    """A record's positions (`locs`) as PackedLocs: read back as two objects, not a dict of
+    pairs (see compiler.model.common.PackedLocs); the same names tuple for records of one
+    shape, so a pickle writes it once."""
+    if type(locs) is PackedLocs or not isinstance(locs, Mapping) or not locs:
+        return locs
+    packed = PackedLocs.pack(locs)
+    if packed is None:
+        return locs
+    names, positions = packed
+    names = _NAMES.setdefault(names, tuple(map(sys.intern, names)))
+    if len(_NAMES) > NAMES_LIMIT:
+        _NAMES.clear()
+    return PackedLocs(names, positions)
+
+
+_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""The names tuples of the positions pickled so far (see _packed)."""
+NAMES_LIMIT = 1 << 12
 
 
 SHARED_LENGTH = 40

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import struct
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeGuard
@@ -28,6 +29,77 @@ def doc(text: str, *, example: str = "", **extra: Any) -> dict[str, Any]:
     """Field metadata: a description for the JSON Schema and the docs. `example`, a value written
     as YAML, shows the key in docs/reference/ where no seed game under sources/ writes it."""
     return {"doc": text, **({"example": example} if example else {}), **extra}
+
+
+Position = tuple[int, int]
+"""Where a value starts in its file: (line, column)."""
+
+
+class PackedLocs(Mapping[str, Position]):
+    """A record's `locs` as a build keeps it between builds (compiler.load.records): the field
+    paths (one tuple shared by the records of one shape) and their positions packed in bytes,
+    made into a dict only when a position is asked for (a finding's place). A warm load reads
+    back thousands of records whose positions nothing asks for: a dict of pairs each cost most
+    of what reading a record back costs."""
+
+    __slots__ = ("_names", "_packed", "_found")
+
+    def __init__(self, names: tuple[str, ...], packed: bytes) -> None:
+        # checked when read back (thousands at a warm load); the names' type when unpacked
+        if type(names) is not tuple or type(packed) is not bytes:
+            raise TypeError("packed positions are a tuple of names and bytes")
+        if len(packed) != PACKED_SIZE * len(names):
+            raise ValueError("packed positions that do not match their names")
+        self._names = names
+        self._packed = packed
+        self._found: dict[str, Position] | None = None
+
+    @staticmethod
+    def pack(locs: Mapping[str, Position]) -> tuple[tuple[str, ...], bytes] | None:
+        """(names, packed positions) of `locs`; None when a position is not a pair of
+        numbers that fit."""
+        values = [number for pair in locs.values() for number in pair]
+        if len(values) != 2 * len(locs) or set(map(type, values)) - {int}:
+            return None
+        try:
+            return tuple(locs), struct.pack(f"<{len(values)}I", *values)
+        except struct.error:
+            return None
+
+    def _mapping(self) -> dict[str, Position]:
+        found = self._found
+        if found is None:
+            found = self._found = {}
+            if not set(map(type, self._names)) - {str}:  # else damaged: no positions
+                numbers = struct.unpack(f"<{2 * len(self._names)}I", self._packed)
+                pairs = zip(numbers[::2], numbers[1::2], strict=True)
+                found.update(zip(self._names, pairs, strict=True))
+        return found
+
+    def __getitem__(self, key: str) -> Position:
+        return self._mapping()[key]
+
+    def get(self, key: str, default: Position | None = None) -> Position | None:  # type: ignore[override]
+        return self._mapping().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._mapping()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._mapping())
+
+    def __reduce__(self) -> tuple[type[PackedLocs], tuple[tuple[str, ...], bytes]]:
+        return PackedLocs, (self._names, self._packed)
+
+    def __repr__(self) -> str:
+        return f"PackedLocs({self._mapping()!r})"
+
+
+PACKED_SIZE = struct.calcsize("<2I")
+"""Bytes of one packed position."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
