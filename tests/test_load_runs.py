@@ -6,6 +6,7 @@ findings."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -14,7 +15,15 @@ import pytest
 from compiler.load import keptread, records
 from compiler.load.game import load_game, read_file
 from compiler.load.keptread import RUN_ITEMS, KeptRecords, kept_path
+from compiler.model.gamedata import GameData
 from tests.conftest import every_field
+
+
+def as_read(game: GameData | None) -> object:
+    """Every field of a loaded game but where the loader's kept records are (GameData.sources,
+    GameData.kept: a load with them has them, a load without has none)."""
+    return every_field(None if game is None else dataclasses.replace(game, sources={}, kept=""))
+
 
 COUNT = 3 * RUN_ITEMS + 5
 
@@ -132,7 +141,7 @@ def test_a_generated_game_loads_the_same_after_changes(tmp_path: Path) -> None:
         warm = load_game(game.folder, stored)
         plain = load_game(game.folder)
         assert warm.findings == plain.findings
-        assert every_field(warm.game) == every_field(plain.game)
+        assert as_read(warm.game) == as_read(plain.game)
 
 
 @pytest.mark.parametrize(

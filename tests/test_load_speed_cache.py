@@ -20,9 +20,17 @@ from compiler.load.records import pickled, unpickled
 from compiler.model import digests
 from compiler.model.common import Text
 from compiler.model.digests import content_digest, digest_of
+from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 from compiler.resources import shipped_layout_files
 from tests.conftest import DATA, SOURCES, every_field
+
+
+def as_read(game: GameData | None) -> object:
+    """Every field of a loaded game but where the loader's kept records are (GameData.sources,
+    GameData.kept: a load with them has them, a load without has none)."""
+    return every_field(None if game is None else dataclasses.replace(game, sources={}, kept=""))
+
 
 GAMES = sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
 
@@ -43,7 +51,7 @@ def test_a_game_loads_the_same_cold_and_warm(name: str, tmp_path: Path) -> None:
     assert stored.is_file()
     warm = load_game(folder, stored)
     assert cold.findings == warm.findings == plain.findings
-    assert every_field(cold.game) == every_field(warm.game) == every_field(plain.game)
+    assert as_read(cold.game) == as_read(warm.game) == as_read(plain.game)
 
 
 def test_a_check_keeps_nothing(tmp_path: Path) -> None:
@@ -249,7 +257,7 @@ def test_a_game_folder_copy_keeps_its_own_records(tmp_path: Path) -> None:
     loaded = load_game(second, kept_path(out, second))
     assert loaded.game is not None
     assert all(second.name in path for path in loaded.game.files)
-    assert every_field(loaded.game) == every_field(load_game(second).game)
+    assert as_read(loaded.game) == as_read(load_game(second).game)
 
 
 class Evil:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from compiler.diagnostics import FILE_RULES, Finding, Location, Related
@@ -198,6 +199,8 @@ def _load_game(folder: Path, kept: KeptRecords | None = None) -> LoadResult:
         marker_sets=marker_sets,
         markers=expand_markers(marker_sets),
         places=places,
+        sources=MappingProxyType(dict(kept.files)) if kept is not None else {},
+        kept="" if kept is None or kept.stored is None else str(kept.stored),
         **merged,
     )
     return LoadResult(dataclasses.replace(data, aids_template=template), findings)

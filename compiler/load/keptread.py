@@ -58,6 +58,8 @@ class KeptRecords:
         self.stored = stored
         self.known: dict[bytes, bytes] = {} if stored is None else read_kept(stored)
         self.kept: dict[bytes, bytes] = {}
+        self.files: dict[str, bytes] = {}
+        """Per file read: the key of its path and bytes (GameData.sources)."""
 
     def save(self) -> None:
         """Write the kept records when a build has made <out>/.cache/ (a check writes none)."""
@@ -152,6 +154,7 @@ def read_source(
     if isinstance(data, ReadResult):
         return None, [data.finding] if data.finding is not None else []
     key = record_key("file", where, data)
+    kept.files[where] = key
     found = kept.source(key)
     if found is not None:
         return found, []

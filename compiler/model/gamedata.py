@@ -61,6 +61,13 @@ class GameData:
     """The player-aids template: (path, text, whether it is the game's own)."""
     markers: Mapping[str, Marker] = field(default_factory=dict)
     places: Mapping[str, Mapping[str, Place]] = field(default_factory=dict)
+    sources: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    """Per data file the loader read with the last build's kept records: a key of its path,
+    its bytes and the loader's code (compiler.load.keptread); empty when loaded without them.
+    Validation keeps findings under these keys (compiler.rules.kept)."""
+    kept: str = field(default="", repr=False, compare=False)
+    """The file the loader keeps its records in (compiler.load.keptread.kept_path), "" for
+    none: validation keeps its findings next to it."""
     _units: dict[str, Unit] = field(default_factory=dict, repr=False)
     _types: dict[str, UnitType] = field(default_factory=dict, repr=False)
     _formations: dict[str, Formation] = field(default_factory=dict, repr=False)

@@ -7,6 +7,7 @@ from typing import Any
 
 from compiler.diagnostics import Finding, sort_findings
 from compiler.gcpause import no_cyclic_gc
+from compiler.model.constraints import Constraint
 from compiler.model.gamedata import GameData
 from compiler.rules import integrity, translations
 from compiler.rules.aggregate import check_aggregate
@@ -17,6 +18,7 @@ from compiler.rules.decks import (
     check_deck_size,
     check_hand_size,
 )
+from compiler.rules.kept import KeptFindings
 from compiler.rules.mix import check_counter_mix, check_marker_supply
 from compiler.rules.placement import check_attachment, check_stack_with
 from compiler.rules.stacking import check_mixed_sides, check_setup_zone, check_stacking
@@ -47,8 +49,25 @@ def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
     with no_cyclic_gc():
         ctx = Context(game)
         findings = list(integrity.check(ctx))
+        kept = KeptFindings.open(game, ctx)
         for constraint in game.constraints:
-            findings.extend(KIND_CHECKS[constraint.kind](ctx, constraint))
+            findings.extend(_constraint_findings(ctx, constraint, kept))
+        if kept is not None:
+            kept.save()
         if untranslated:
             findings.extend(translations.check(ctx))
         return sort_findings(findings)
+
+
+def _constraint_findings(
+    ctx: Context, constraint: Constraint, kept: KeptFindings | None
+) -> list[Finding]:
+    """A constraint's findings: those the last build kept when nothing it reads changed
+    (compiler.rules.kept), else found now (and kept)."""
+    key = None if kept is None else kept.key(constraint)
+    found = None if key is None or kept is None else kept.findings(key)
+    if found is None:
+        found = list(KIND_CHECKS[constraint.kind](ctx, constraint))
+        if key is not None and kept is not None:
+            kept.keep(key, found)
+    return found

@@ -1,0 +1,206 @@
+"""Findings of the scenario constraints kept between builds: a warm build that changed a unit no
+scenario places checks them again only where what they read changed.
+
+A constraint over the pieces a scenario places (stacking, mixed-sides, setup-zone, stack-with,
+marker-supply, and value-range or field-compare over `setup`) reads the constraint, the
+scenarios (their pieces, where each is written), what the placed units, markers and places
+are, the game's own settings (params, titles, values), the unit types and formations; its
+findings point into the scenarios and the constraint only. So its findings are kept under a
+key of exactly that: the constraint's file (its bytes: GameData.sources) and place in it, the
+file of each scenario, the content digests (compiler.model.digests) of the game's record, its
+unit types, formations, marker sets and maps, and of the unit each placement names, and the
+code of the rules and of the loader. Any other constraint, or one whose file the loader did
+not key (a load without the kept records), is checked as before. A kept entry that does not
+read back whole is checked again; the file is written only when what the build used changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import os
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from compiler.diagnostics import Finding, Location, Related, Severity
+from compiler.model.constraints import Constraint
+from compiler.model.digests import content_digest
+from compiler.model.gamedata import GameData
+from compiler.rules.context import Context
+
+SUFFIX = ".rules"
+"""The kept findings' file: the loader's kept records' file with this suffix."""
+SCENARIO_KINDS = frozenset({"stacking", "mixed-sides", "setup-zone", "stack-with", "marker-supply"})
+"""Constraint kinds whose findings depend only on what the module docstring lists."""
+SETUP_KINDS = frozenset({"value-range", "field-compare"})
+"""Kinds that are scenario constraints when their target is `setup`."""
+
+
+def kept_here(c: Constraint) -> bool:
+    """Whether the findings of `c` may be kept (see the module's docstring)."""
+    return c.kind in SCENARIO_KINDS or (
+        c.kind in SETUP_KINDS and getattr(c, "target", "") == "setup"
+    )
+
+
+class KeptFindings:
+    """The findings the last validation kept (`known`), and those this one keeps."""
+
+    def __init__(self, game: GameData, ctx: Context) -> None:
+        self.game = game
+        self.ctx = ctx
+        self.stored = Path(game.kept + SUFFIX)
+        self.known = _read(self.stored)
+        self.kept: dict[bytes, bytes] = {}
+        self._scenarios: bytes | None = None
+
+    @classmethod
+    def open(cls, game: GameData, ctx: Context) -> KeptFindings | None:
+        """The kept findings of a game loaded with its kept records; None otherwise."""
+        if not game.kept or not game.sources:
+            return None
+        return cls(game, ctx)
+
+    def key(self, c: Constraint) -> bytes | None:
+        """The key of a constraint's findings; None when they are not kept."""
+        if not kept_here(c):
+            return None
+        source = self.game.sources.get(c.loc.path)
+        scenarios = self.scenarios()
+        if source is None or scenarios is None:
+            return None
+        digest = hashlib.sha256(_code())
+        for part in (c.kind, c.loc.path, str(c.loc.line), str(c.loc.column), content_digest(c)):
+            digest.update(part.encode("utf-8") + b"\0")
+        digest.update(source + scenarios)
+        return digest.digest()
+
+    def scenarios(self) -> bytes | None:
+        """A digest of all a scenario constraint reads besides the constraint (worked out once);
+        None when a scenario's file has no key."""
+        if self._scenarios is None:
+            self._scenarios = _scenarios_key(self.game, self.ctx) or b""
+        return self._scenarios or None
+
+    def findings(self, key: bytes) -> list[Finding] | None:
+        """The findings kept under `key`, when they read back whole."""
+        data = self.known.get(key)
+        found = None if data is None else _decoded(data)
+        if found is not None and data is not None:
+            self.kept[key] = data
+        return found
+
+    def keep(self, key: bytes, findings: list[Finding]) -> None:
+        self.kept[key] = _encoded(findings)
+
+    def save(self) -> None:
+        """Write the findings this validation used, when they changed (a build made the
+        loader's folder; a failure to write is not an error)."""
+        if self.kept == self.known or not self.stored.parent.is_dir():
+            return
+        try:
+            part = self.stored.with_name(self.stored.name + f".{os.getpid()}.part")
+            part.write_bytes(marshal.dumps(self.kept))
+            os.replace(part, self.stored)
+        except OSError:
+            pass
+
+
+def _scenarios_key(game: GameData, ctx: Context) -> bytes | None:
+    digest = hashlib.sha256()
+    digest.update(content_digest(game.game).encode("ascii"))
+    for name, records in (
+        ("unit_types", game.unit_types),
+        ("formations", game.formations),
+        ("marker_sets", game.marker_sets),
+        ("maps", game.maps),
+    ):
+        digest.update(f"\0{name}:{len(records)}:".encode())
+        digest.update("".join(map(content_digest, records)).encode("ascii"))
+    for view in ctx.views():
+        scenario = view.scenario
+        source = game.sources.get(scenario.loc.path)
+        if source is None:
+            return None
+        where = f"\0scenario:{scenario.loc.path}:{scenario.loc.line}:{scenario.loc.column}:"
+        digest.update(where.encode("utf-8") + source + content_digest(scenario).encode("ascii"))
+        digest.update(_placed((p.piece_id, p.unit) for p in (*view.setup, *view.arrivals)))
+    return digest.digest()
+
+
+def _placed(pieces: Iterable[tuple[str, object]]) -> bytes:
+    """The pieces a scenario places, each by id and the digest of the unit it names."""
+    return "\0".join(
+        f"{piece}:{'-' if unit is None else content_digest(unit)}" for piece, unit in pieces
+    ).encode("utf-8")
+
+
+@cache
+def _code() -> bytes:
+    """The code that makes the findings: the rules (and, through the files' keys, which hold
+    the loader's fingerprint, the loader, the model and compiler.diagnostics)."""
+    digest = hashlib.sha256()
+    folder = Path(__file__).parent
+    for source in sorted(folder.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.digest()
+
+
+def _encoded(findings: list[Finding]) -> bytes:
+    return json.dumps([_finding_data(f) for f in findings], ensure_ascii=False).encode("utf-8")
+
+
+def _finding_data(f: Finding) -> list[object]:
+    related = [[*r.location, r.message] for r in f.related]
+    return [f.rule, *f.location, f.message, f.hint, f.reference, f.severity.value, related]
+
+
+def _decoded(data: bytes) -> list[Finding] | None:
+    """Findings kept by _encoded; None when they do not read back whole."""
+    try:
+        return [_finding(item) for item in json.loads(data.decode("utf-8"))]
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
+
+
+def _finding(item: list[object]) -> Finding:
+    rule, path, line, column, message, hint, reference, severity, related = item
+    texts = (rule, path, message, hint, reference, severity)
+    if not all(type(t) is str for t in texts) or not _numbers(line, column):
+        raise ValueError("not a finding")
+    if not isinstance(related, list):
+        raise ValueError("not a finding")
+    return Finding(
+        str(rule),
+        Location(str(path), int(line), int(column)),  # type: ignore[call-overload]
+        str(message),
+        str(hint),
+        str(reference),
+        Severity(str(severity)),
+        tuple(_related(r) for r in related),
+    )
+
+
+def _related(item: object) -> Related:
+    if not isinstance(item, list) or len(item) != 4:
+        raise ValueError("not a related place")
+    path, line, column, message = item
+    if type(path) is not str or type(message) is not str or not _numbers(line, column):
+        raise ValueError("not a related place")
+    return Related(Location(path, line, column), message)
+
+
+def _numbers(*values: object) -> bool:
+    return all(type(v) is int for v in values)
+
+
+def _read(stored: Path) -> dict[bytes, bytes]:
+    try:
+        found = marshal.loads(stored.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if type(k) is bytes and type(v) is bytes}

@@ -1,0 +1,169 @@
+"""Findings of the scenario constraints kept between builds (compiler.rules.kept): a warm
+validation reports exactly what a cold one reports, a rule broken in a warm rebuild is still
+reported and one fixed is no longer, and the constraints are checked again only when what they
+read changed."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from compiler.diagnostics import Finding
+from compiler.load.game import load_game
+from compiler.load.keptread import kept_path
+from compiler.model.gamedata import GameData
+from compiler.rules import engine
+from compiler.rules.context import scenario_view
+from compiler.rules.engine import validate
+from compiler.rules.kept import SUFFIX, kept_here
+
+
+class Generated:
+    """A generated game (bench.generate_game) and the loader's kept records of its builds."""
+
+    def __init__(self, root: Path) -> None:
+        from bench.bench_warm import make_game
+
+        self.folder = make_game(root / "game", 200).folder
+        out = root / "out"
+        (out / ".cache").mkdir(parents=True)
+        self.stored = kept_path(out, self.folder)
+
+    def warm(self) -> list[Finding]:
+        return validate(self.loaded(self.stored))
+
+    def cold(self) -> list[Finding]:
+        return validate(self.loaded(None))
+
+    def loaded(self, stored: Path | None) -> GameData:
+        game = load_game(self.folder, stored).game
+        assert game is not None
+        return game
+
+    def set_unit(self, unit: str, old: str, new: str) -> None:
+        """Change `old` to `new` in the line of unit `unit`."""
+        path = self.folder / "units.yaml"
+        text = path.read_text(encoding="utf-8")
+        line = re.search(rf"^  - \{{id: {re.escape(unit)}, .*$", text, re.MULTILINE)
+        assert line is not None and old in line[0]
+        start, end = line.span()
+        path.write_text(text[:start] + line[0].replace(old, new, 1) + text[end:], "utf-8")
+
+
+@pytest.fixture
+def generated(tmp_path: Path) -> Generated:
+    game = Generated(tmp_path)
+    assert game.warm() == game.cold()  # the first build keeps the findings
+    return game
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many times each constraint kind was checked."""
+    counted: Counter[str] = Counter()
+    for kind, check in list(engine.KIND_CHECKS.items()):
+
+        def spy(ctx: object, c: object, kind: str = kind, check: object = check) -> object:
+            counted[kind] += 1
+            return check(ctx, c)  # type: ignore[operator]
+
+        monkeypatch.setitem(engine.KIND_CHECKS, kind, spy)
+    return counted
+
+
+def lone_unit(game: GameData) -> str:
+    """A combat unit placed alone at its location in the first scenario."""
+    view = scenario_view(game, game.scenarios[0])
+    for pieces in view.by_location().values():
+        if len(pieces) == 1 and pieces[0].unit is not None and pieces[0].unit.leader is None:
+            if pieces[0].unit.type != "leader":
+                return pieces[0].piece_id
+    raise AssertionError("no unit placed alone")
+
+
+def unplaced_unit(game: GameData) -> str:
+    placed = {p.piece_id for s in game.scenarios for p in scenario_view(game, s).setup}
+    return next(u.id for u in game.units if u.id not in placed and u.leader is None)
+
+
+def scenario_kinds(game: GameData) -> int:
+    return sum(kept_here(c) for c in game.constraints)
+
+
+def test_a_rule_broken_warm_is_reported_and_fixed_is_not(generated: Generated) -> None:
+    game = generated.loaded(None)
+    unit = lone_unit(game)
+    kind = next(u.type for u in game.units if u.id == unit)
+    generated.set_unit(unit, f"type: {kind}", "type: leader")  # a leader alone: stack-with
+    broken = generated.warm()
+    assert broken == generated.cold()
+    assert any(f.rule == "leader-with-troops" and f"`{unit}`" in f.message for f in broken)
+    generated.set_unit(unit, "type: leader", f"type: {kind}")
+    fixed = generated.warm()
+    assert fixed == generated.cold()
+    assert not any(f"`{unit}`" in f.message for f in fixed)
+
+
+def test_a_unit_no_scenario_places_checks_no_scenario_rule_again(
+    generated: Generated, checked: Counter[str]
+) -> None:
+    game = generated.loaded(None)
+    assert scenario_kinds(game) >= 5
+    unit = unplaced_unit(game)
+    generated.set_unit(unit, "movement: ", "movement: 1")
+    assert generated.warm() == generated.cold()
+    checked.clear()
+    generated.set_unit(unit, "movement: 1", "movement: 2")
+    generated.warm()
+    assert sum(checked.values()) == len(game.constraints) - scenario_kinds(game)
+    assert "stacking" not in checked and "stack-with" not in checked
+
+
+def test_a_placed_unit_changed_checks_the_scenario_rules_again(
+    generated: Generated, checked: Counter[str]
+) -> None:
+    game = generated.loaded(None)
+    unit = lone_unit(game)
+    generated.set_unit(unit, "movement: ", "movement: 1")
+    checked.clear()
+    assert generated.warm() == generated.cold()
+    assert checked["stacking"] == 2  # warm, then cold
+    assert checked["stack-with"] == 2
+
+
+def test_a_comment_that_moves_a_scenarios_pieces_moves_its_findings(generated: Generated) -> None:
+    game = generated.loaded(None)
+    unit = lone_unit(game)
+    kind = next(u.type for u in game.units if u.id == unit)
+    generated.set_unit(unit, f"type: {kind}", "type: leader")
+    before = generated.warm()
+    scenario = Path(game.scenarios[0].loc.path)
+    text = scenario.read_text(encoding="utf-8")  # the scenario starts where it did
+    scenario.write_text(text.replace("    setup:\n", "    setup:\n      # a note\n", 1), "utf-8")
+    after = generated.warm()
+    assert after == generated.cold() != before
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", None])
+def test_damaged_kept_findings_are_found_again(
+    generated: Generated, damage: bytes | None, checked: Counter[str]
+) -> None:
+    game = generated.loaded(None)
+    unit = lone_unit(game)
+    kind = next(u.type for u in game.units if u.id == unit)
+    generated.set_unit(unit, f"type: {kind}", "type: leader")
+    expected = generated.warm()
+    stored = Path(str(generated.stored) + SUFFIX)
+    if damage is None:  # each entry's findings damaged, the file whole
+        import marshal
+
+        known = marshal.loads(stored.read_bytes())
+        stored.write_bytes(marshal.dumps({k: v[:-3] for k, v in known.items()}))
+    else:
+        stored.write_bytes(damage)
+    checked.clear()
+    assert generated.warm() == expected
+    assert checked["stack-with"] == 1
