@@ -15,7 +15,7 @@ from compiler.diagnostics import Finding
 from compiler.load.game import load_game
 from compiler.load.keptread import kept_path
 from compiler.model.gamedata import GameData
-from compiler.rules import engine
+from compiler.rules import engine, values
 from compiler.rules.context import scenario_view
 from compiler.rules.engine import validate
 from compiler.rules.kept import SUFFIX, kept_here
@@ -118,8 +118,7 @@ def test_a_unit_no_scenario_places_checks_no_scenario_rule_again(
     checked.clear()
     generated.set_unit(unit, "movement: 1", "movement: 2")
     generated.warm()
-    assert sum(checked.values()) == len(game.constraints) - scenario_kinds(game)
-    assert "stacking" not in checked and "stack-with" not in checked
+    assert not checked  # the one other, over units, checks the changed unit's group alone
 
 
 def test_a_placed_unit_changed_checks_the_scenario_rules_again(
@@ -167,3 +166,58 @@ def test_damaged_kept_findings_are_found_again(
     checked.clear()
     assert generated.warm() == expected
     assert checked["stack-with"] == 1
+
+
+@pytest.fixture
+def groups_checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The units of each group a constraint over units checked (compiler.rules.kept)."""
+    counted: list[int] = []
+    real = values.units_checked
+
+    def spy(ctx: object, c: object, units: list[object]) -> object:
+        counted.append(len(units))
+        return real(ctx, c, units)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "units_checked", spy)
+    return counted
+
+
+def strengths(game: GameData) -> tuple[str, int, int]:
+    """A unit with a back side: its id, front and back strength."""
+    unit = next(u for u in game.units if u.back and "strength" in u.back)
+    assert unit.back is not None
+    return unit.id, int(unit.front["strength"]), int(unit.back["strength"])
+
+
+def test_a_unit_value_broken_warm_is_reported_and_fixed_is_not(
+    generated: Generated, groups_checked: list[int]
+) -> None:
+    game = generated.loaded(None)
+    unit, front, back = strengths(game)
+    stronger = f"back: {{strength: {front + 1}"
+    generated.set_unit(unit, f"back: {{strength: {back}", stronger)
+    groups_checked.clear()
+    broken = generated.warm()
+    assert groups_checked == [32]  # the changed unit's group alone
+    assert broken == generated.cold()
+    assert any(f.rule == "reduced-not-stronger" and f"`{unit}`" in f.message for f in broken)
+    generated.set_unit(unit, stronger, f"back: {{strength: {back}")
+    groups_checked.clear()
+    fixed = generated.warm()
+    assert groups_checked == [32]  # a group with a finding is checked again
+    assert fixed == generated.cold()
+    assert not any(f"`{unit}`" in f.message for f in fixed)
+    groups_checked.clear()
+    assert generated.warm() == fixed and groups_checked == []
+
+
+def test_a_unit_moved_down_moves_its_finding(generated: Generated) -> None:
+    game = generated.loaded(None)
+    unit, front, back = strengths(game)
+    generated.set_unit(unit, f"back: {{strength: {back}", f"back: {{strength: {front + 1}")
+    before = generated.warm()
+    path = generated.folder / "units.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\nunits:\n", "\nunits:\n  # a note\n", 1), "utf-8")
+    after = generated.warm()
+    assert after == generated.cold() != before

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from compiler.diagnostics import Finding, sort_findings
 from compiler.gcpause import no_cyclic_gc
-from compiler.model.constraints import Constraint
+from compiler.model.constraints import Constraint, FieldCompare, ValueRange
 from compiler.model.gamedata import GameData
 from compiler.rules import integrity, translations
 from compiler.rules.aggregate import check_aggregate
@@ -22,7 +23,7 @@ from compiler.rules.kept import KeptFindings
 from compiler.rules.mix import check_counter_mix, check_marker_supply
 from compiler.rules.placement import check_attachment, check_stack_with
 from compiler.rules.stacking import check_mixed_sides, check_setup_zone, check_stacking
-from compiler.rules.values import check_compare, check_range
+from compiler.rules.values import check_compare, check_range, units_checked
 
 KIND_CHECKS: dict[str, Callable[[Context, Any], Iterable[Finding]]] = {
     "value-range": check_range,
@@ -64,6 +65,10 @@ def _constraint_findings(
 ) -> list[Finding]:
     """A constraint's findings: those the last build kept when nothing it reads changed
     (compiler.rules.kept), else found now (and kept)."""
+    if kept is not None and isinstance(constraint, ValueRange | FieldCompare):
+        by_units = kept.unit_findings(constraint, partial(units_checked, ctx, constraint))
+        if by_units is not None:
+            return by_units
     key = None if kept is None else kept.key(constraint)
     found = None if key is None or kept is None else kept.findings(key)
     if found is None:

@@ -20,7 +20,7 @@ import hashlib
 import json
 import marshal
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from compiler.diagnostics import Finding, Location, Related, Severity
 from compiler.model.constraints import Constraint
 from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
+from compiler.model.units import Unit
 from compiler.rules.context import Context
 
 SUFFIX = ".rules"
@@ -75,6 +76,53 @@ class KeptFindings:
         for part in (c.kind, c.loc.path, str(c.loc.line), str(c.loc.column), content_digest(c)):
             digest.update(part.encode("utf-8") + b"\0")
         digest.update(source + scenarios)
+        return digest.digest()
+
+    def unit_findings(
+        self, c: Constraint, check: Callable[[Sequence[Unit]], list[Finding] | None]
+    ) -> list[Finding] | None:
+        """The findings of a value-range or field-compare over units, the units checked in
+        groups of UNIT_GROUP (`check(units)`: their findings, None when the constraint must be
+        checked whole): a group whose units' contents were clean under the same constraint and
+        context is not checked again (its units can have no finding: what a unit is decides
+        whether it has one, where it is written only where the finding points). None when
+        the constraint is not kept so, or `check` says to check it whole."""
+        key = self.unit_key(c)
+        if key is None:
+            return None
+        clean = _groups(self.known.get(key, b""))
+        units = self.game.units
+        found: list[Finding] = []
+        still: list[bytes] = []
+        for start in range(0, len(units), UNIT_GROUP):
+            group = units[start : start + UNIT_GROUP]
+            digest = hashlib.sha256("".join(map(content_digest, group)).encode("ascii"))
+            group_key = digest.digest()[:GROUP_KEY]
+            if group_key not in clean:
+                checked = check(group)
+                if checked is None:
+                    return None
+                found.extend(checked)
+                if checked:
+                    continue
+            still.append(group_key)
+        self.kept[key] = b"".join(still)
+        return found
+
+    def unit_key(self, c: Constraint) -> bytes | None:
+        """The key of the clean groups of units of a constraint over units: the constraint
+        (its file, place and content), the game's record and unit types (what a unit's values
+        and selectors read besides the unit), the rules' code; None for another constraint."""
+        if c.kind not in SETUP_KINDS or getattr(c, "target", "") != "units":
+            return None
+        source = self.game.sources.get(c.loc.path)
+        if source is None:
+            return None
+        digest = hashlib.sha256(_code() + b"units\0" + source)
+        parts = (c.kind, c.loc.path, str(c.loc.line), str(c.loc.column), content_digest(c))
+        digest.update("\0".join(parts).encode("utf-8"))
+        digest.update(content_digest(self.game.game).encode("ascii"))
+        digest.update("".join(map(content_digest, self.game.unit_types)).encode("ascii"))
         return digest.digest()
 
     def scenarios(self) -> bytes | None:
@@ -128,6 +176,19 @@ def _scenarios_key(game: GameData, ctx: Context) -> bytes | None:
         digest.update(where.encode("utf-8") + source + content_digest(scenario).encode("ascii"))
         digest.update(_placed((p.piece_id, p.unit) for p in (*view.setup, *view.arrivals)))
     return digest.digest()
+
+
+UNIT_GROUP = 32
+"""Units checked together by a constraint over units (see KeptFindings.unit_findings)."""
+GROUP_KEY = 16
+"""Bytes of a group's key: a digest of its units' contents."""
+
+
+def _groups(data: bytes) -> set[bytes]:
+    """The keys of the clean groups kept (none when the entry is cut short)."""
+    if len(data) % GROUP_KEY:
+        return set()
+    return {data[start : start + GROUP_KEY] for start in range(0, len(data), GROUP_KEY)}
 
 
 def _placed(pieces: Iterable[tuple[str, object]]) -> bytes:

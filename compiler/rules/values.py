@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
 from compiler.diagnostics import Finding, Location
 from compiler.model.constraints import FieldCompare, Selector, ValueRange
+from compiler.model.units import Unit
 from compiler.rules.base import (
     Bound,
     ParamError,
@@ -54,10 +55,13 @@ class Subject(NamedTuple):
         return matches(selector, self.attr)
 
 
-def subjects(ctx: Context, target: str, c: ValueRange | FieldCompare) -> Iterator[Subject]:
+def subjects(
+    ctx: Context, target: str, c: ValueRange | FieldCompare, units: Sequence[Unit] | None = None
+) -> Iterator[Subject]:
+    """The records a constraint checks (of `target`); with `units`, those units alone."""
     game = ctx.game
     if target == "units":
-        for u in game.units:
+        for u in game.units if units is None else units:
             yield Subject(f"unit `{u.id}`", partial(unit_attr, game, u), u.title, u.locate)
     elif target == "setup":
         for view in scenario_views(ctx, c):
@@ -104,10 +108,26 @@ def check_range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
         yield param_finding(c, "max", str(err))
 
 
-def _range(ctx: Context, c: ValueRange) -> Iterator[Finding]:
+def units_checked(
+    ctx: Context, c: ValueRange | FieldCompare, units: Sequence[Unit]
+) -> list[Finding] | None:
+    """The findings of a value-range or field-compare over units for `units` alone, in their
+    order (what the whole check finds for them); None when the constraint's own bounds are bad
+    or name an unknown $param (findings of the constraint, not of units: checked whole)."""
+    if isinstance(c, FieldCompare):
+        return list(_compare(ctx, c, units))
+    if bad_expressions(c, ((c, "min", c.min), (c, "max", c.max)), known=known_name):
+        return None
+    try:
+        return list(_range(ctx, c, units))
+    except ParamError:
+        return None
+
+
+def _range(ctx: Context, c: ValueRange, units: Sequence[Unit] | None = None) -> Iterator[Finding]:
     limits: dict[str, tuple[Bound | None, Bound | None]] = {}
     constant = is_constant(c.min) and is_constant(c.max)
-    for subject in subjects(ctx, c.target, c):
+    for subject in subjects(ctx, c.target, c, units):
         if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         value = subject.attr(c.path)
@@ -174,7 +194,13 @@ OPS: dict[str, Callable[[float, float], bool]] = {
 
 
 def check_compare(ctx: Context, c: FieldCompare) -> Iterator[Finding]:
-    for subject in subjects(ctx, c.target, c):
+    return _compare(ctx, c)
+
+
+def _compare(
+    ctx: Context, c: FieldCompare, units: Sequence[Unit] | None = None
+) -> Iterator[Finding]:
+    for subject in subjects(ctx, c.target, c, units):
         if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         left, right = number(subject.attr(c.left)), number(subject.attr(c.right))
