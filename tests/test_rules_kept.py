@@ -221,3 +221,25 @@ def test_a_unit_moved_down_moves_its_finding(generated: Generated) -> None:
     path.write_text(text.replace("\nunits:\n", "\nunits:\n  # a note\n", 1), "utf-8")
     after = generated.warm()
     assert after == generated.cold() != before
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rule"),
+    [
+        ("formation: ", "formation: nowhere-", "unresolved-reference"),
+        ("front: {", "front: {bogus: 1, ", "unknown-value"),
+    ],
+)
+def test_a_unit_check_broken_warm_is_reported_and_fixed_is_not(
+    generated: Generated, old: str, new: str, rule: str
+) -> None:
+    game = generated.loaded(None)
+    unit = next(u.id for u in game.units if u.formation and u.leader is None)
+    generated.set_unit(unit, old, new)
+    broken = generated.warm()
+    assert broken == generated.cold()
+    assert any(f.rule == rule for f in broken)
+    generated.set_unit(unit, new, old)
+    fixed = generated.warm()
+    assert fixed == generated.cold()
+    assert not any(f.rule == rule for f in fixed)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
 from compiler.backends.pergame import PerGameMemo
-from compiler.diagnostics import Location
+from compiler.diagnostics import Finding, Location
 from compiler.model.constraints import Selector
 from compiler.model.gamedata import GameData, Place
 from compiler.model.scenarios import Scenario, SetupEntry
+from compiler.model.units import Unit
 from compiler.rules.placed import Placement
 from compiler.rules.select import matches, place_attr, placement_attr
 
@@ -139,6 +140,12 @@ def _memo(table: dict[int, _Memo], selector: Selector) -> _Memo:
     return memo
 
 
+UnitCheck = Callable[[Sequence[Unit]], list[Finding]]
+"""A check of units, one by one: the findings of the units given, in their order."""
+KeptUnitChecks = Callable[[str, Sequence[object], UnitCheck], list[Finding]]
+"""compiler.rules.kept.KeptFindings.unit_checks."""
+
+
 @dataclass
 class Context:
     """What every rule may ask: the game, lazily built scenario views, cached selector tests."""
@@ -147,6 +154,16 @@ class Context:
     _views: dict[str, ScenarioView] = field(default_factory=dict)
     _piece_tests: dict[int, _Memo] = field(default_factory=dict)
     _place_tests: dict[int, _Memo] = field(default_factory=dict)
+    kept_units: KeptUnitChecks | None = None
+    """Checks of units kept between builds (compiler.rules.kept), when validation keeps them."""
+
+    def units_checked(self, name: str, reads: Sequence[object], check: UnitCheck) -> list[Finding]:
+        """`check` over the game's units. With checks kept (`kept_units`), groups of units
+        found clean by the check `name` before, when the records it `reads` besides a unit
+        were the same, are not checked again (see compiler.rules.kept)."""
+        if self.kept_units is None:
+            return check(self.game.units)
+        return self.kept_units(name, reads, check)
 
     def piece_matches(self, selector: Selector, placement: Placement) -> bool:
         """`matches` for a placed piece; answers for a unit and face are remembered when the

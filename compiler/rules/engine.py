@@ -49,8 +49,10 @@ def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
     (`untranslated-text`: on request, a translator's to-do list)."""
     with no_cyclic_gc():
         ctx = Context(game)
-        findings = list(integrity.check(ctx))
         kept = KeptFindings.open(game, ctx)
+        if kept is not None:
+            ctx.kept_units = kept.unit_checks
+        findings = list(integrity.check(ctx))
         for constraint in game.constraints:
             findings.extend(_constraint_findings(ctx, constraint, kept))
         if kept is not None:

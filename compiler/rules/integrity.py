@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from compiler.diagnostics import Finding, Location, Related
@@ -13,6 +14,7 @@ from compiler.model.game import Turn
 from compiler.model.gamedata import GameData
 from compiler.model.layouts import Slot
 from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
+from compiler.model.units import Unit
 from compiler.rules.context import Context
 from compiler.rules.paths import check_paths
 from compiler.rules.placed import Placement
@@ -73,17 +75,12 @@ class Refs:
             self.check(what, record, f"{key}.{index}", value)
 
 
-def _game_refs(game: GameData, refs: Refs) -> None:
+def _game_refs(ctx: Context, refs: Refs) -> None:
+    game = ctx.game
     for nat in game.game.nationalities:
         refs.check("side", nat, "side", nat.side)
-    for unit in game.units:
-        refs.check("side", unit, "side", unit.side)
-        refs.check("nationality", unit, "nationality", unit.nationality)
-        refs.check("unit type", unit, "type", unit.type)
-        refs.check("formation", unit, "formation", unit.formation)
-        refs.check("title", unit, "title", unit.title)
-        if unit.leader is not None:
-            refs.check("formation", unit.leader, "commands", unit.leader.commands)
+    reads = (game.game, *game.unit_types, *game.formations)  # the tables a unit's refs use
+    refs.findings.extend(ctx.units_checked("unit-refs", reads, partial(_unit_refs, refs)))
     for formation in game.formations:
         refs.check("side", formation, "side", formation.side)
         refs.check("nationality", formation, "nationality", formation.nationality)
@@ -107,6 +104,20 @@ def _game_refs(game: GameData, refs: Refs) -> None:
             refs.check_all("unit", row, "pieces", [p.partition(":")[0] for p in row.pieces])
     for aid_card in game.aid_cards:
         refs.check_all("chart", aid_card, "charts", aid_card.charts)
+
+
+def _unit_refs(refs: Refs, units: Sequence[Unit]) -> list[Finding]:
+    """The unresolved references of `units`, in their order."""
+    found = Refs(refs.tables, [])
+    for unit in units:
+        found.check("side", unit, "side", unit.side)
+        found.check("nationality", unit, "nationality", unit.nationality)
+        found.check("unit type", unit, "type", unit.type)
+        found.check("formation", unit, "formation", unit.formation)
+        found.check("title", unit, "title", unit.title)
+        if unit.leader is not None:
+            found.check("formation", unit.leader, "commands", unit.leader.commands)
+    return found.findings
 
 
 def _map_refs(game: GameData, refs: Refs) -> None:
@@ -168,7 +179,7 @@ def _constraint_refs(game: GameData, refs: Refs) -> None:
 
 def references(ctx: Context) -> list[Finding]:
     refs = Refs.for_game(ctx.game)
-    _game_refs(ctx.game, refs)
+    _game_refs(ctx, refs)
     _map_refs(ctx.game, refs)
     _scenario_refs(ctx.game, refs)
     _constraint_refs(ctx.game, refs)
@@ -196,23 +207,32 @@ def formation_cycles(ctx: Context) -> Iterator[Finding]:
 
 def _value_keys(ctx: Context) -> Iterator[Finding]:
     declared = {v.id for v in ctx.game.game.values}
-
-    def unknown(record: Node, prefix: str, values: Mapping[str, Any] | None) -> Iterator[Finding]:
-        for key in values or {}:
-            if key not in declared:
-                yield Finding(
-                    "unknown-value",
-                    record.locate(f"{prefix}.{key}"),
-                    f"value `{key}` is not declared in the game's `values`",
-                    suggest(key, declared) or "declare it under game: values:",
-                )
-
-    for unit in ctx.game.units:
-        yield from unknown(unit, "front", unit.front)
-        yield from unknown(unit, "back", unit.back)
+    yield from ctx.units_checked("unit-values", (ctx.game.game,), partial(_unit_values, declared))
     for scenario in ctx.game.scenarios:
         for entry in _entries(scenario):
-            yield from unknown(entry, "state", entry.state)
+            yield from _unknown_values(declared, entry, "state", entry.state)
+
+
+def _unit_values(declared: set[str], units: Sequence[Unit]) -> list[Finding]:
+    """The undeclared value names of `units`, in their order."""
+    found: list[Finding] = []
+    for unit in units:
+        found.extend(_unknown_values(declared, unit, "front", unit.front))
+        found.extend(_unknown_values(declared, unit, "back", unit.back))
+    return found
+
+
+def _unknown_values(
+    declared: set[str], record: Node, prefix: str, values: Mapping[str, Any] | None
+) -> Iterator[Finding]:
+    for key in values or {}:
+        if key not in declared:
+            yield Finding(
+                "unknown-value",
+                record.locate(f"{prefix}.{key}"),
+                f"value `{key}` is not declared in the game's `values`",
+                suggest(key, declared) or "declare it under game: values:",
+            )
 
 
 def _entries(scenario: Scenario) -> tuple[SetupEntry | Reinforcement, ...]:

@@ -56,6 +56,7 @@ class KeptFindings:
         self.known = _read(self.stored)
         self.kept: dict[bytes, bytes] = {}
         self._scenarios: bytes | None = None
+        self._groups: list[bytes] | None = None
 
     @classmethod
     def open(cls, game: GameData, ctx: Context) -> KeptFindings | None:
@@ -88,18 +89,34 @@ class KeptFindings:
         whether it has one, where it is written only where the finding points). None when
         the constraint is not kept so, or `check` says to check it whole."""
         key = self.unit_key(c)
-        if key is None:
-            return None
+        return None if key is None else self._by_groups(key, check)
+
+    def unit_checks(
+        self, name: str, reads: Sequence[object], check: Callable[[Sequence[Unit]], list[Finding]]
+    ) -> list[Finding]:
+        """`check` over the game's units (Context.units_checked), in groups of UNIT_GROUP: a
+        group found clean by the check `name` before, when the records it `reads` besides a
+        unit were the same, is not checked again."""
+        digest = hashlib.sha256(_code() + name.encode("utf-8") + b"\0")
+        digest.update("".join(map(content_digest, reads)).encode("ascii"))
+        found = self._by_groups(digest.digest(), check)
+        assert found is not None  # `check` always checks
+        return found
+
+    def _by_groups(
+        self, key: bytes, check: Callable[[Sequence[Unit]], list[Finding] | None]
+    ) -> list[Finding] | None:
+        """The findings of `check` over the game's units, group by group, skipping the groups
+        kept clean under `key`; None when `check` says so."""
         clean = _groups(self.known.get(key, b""))
         units = self.game.units
+        groups = self.groups()
         found: list[Finding] = []
         still: list[bytes] = []
-        for start in range(0, len(units), UNIT_GROUP):
-            group = units[start : start + UNIT_GROUP]
-            digest = hashlib.sha256("".join(map(content_digest, group)).encode("ascii"))
-            group_key = digest.digest()[:GROUP_KEY]
+        for number, group_key in enumerate(groups):
             if group_key not in clean:
-                checked = check(group)
+                start = number * UNIT_GROUP
+                checked = check(units[start : start + UNIT_GROUP])
                 if checked is None:
                     return None
                 found.extend(checked)
@@ -108,6 +125,19 @@ class KeptFindings:
             still.append(group_key)
         self.kept[key] = b"".join(still)
         return found
+
+    def groups(self) -> list[bytes]:
+        """The key of each group of UNIT_GROUP units, one after the other: a digest of their
+        contents (worked out once)."""
+        if self._groups is None:
+            units = self.game.units
+            self._groups = [
+                hashlib.sha256(
+                    "".join(map(content_digest, units[start : start + UNIT_GROUP])).encode("ascii")
+                ).digest()[:GROUP_KEY]
+                for start in range(0, len(units), UNIT_GROUP)
+            ]
+        return self._groups
 
     def unit_key(self, c: Constraint) -> bytes | None:
         """The key of the clean groups of units of a constraint over units: the constraint
