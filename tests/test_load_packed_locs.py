@@ -38,7 +38,13 @@ def test_units_read_back_have_packed_positions_as_read(tmp_path: Path) -> None:
     cold = units_of(path)
     assert all(type(unit.locs) is PackedLocs for unit in warm)
     for back, read in zip(warm, cold, strict=True):
+        assert back.locs.get("front.movement") == read.locs["front.movement"]  # one unpacked
+        assert back.locs["id"] == read.locs["id"] and "name" in back.locs
+        assert "nowhere" not in back.locs and back.locs.get("nowhere") is None
+        with pytest.raises(KeyError):
+            back.locs["nowhere"]
         assert dict(back.locs) == dict(read.locs)
+        assert back.locs.get("front.movement") == read.locs["front.movement"]  # all unpacked
         assert list(back.locs) == list(read.locs)  # the same order
         assert back.locate("front.movement") == read.locate("front.movement")
         assert back.locate("nowhere") == read.locate("nowhere") == read.loc

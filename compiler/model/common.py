@@ -69,21 +69,31 @@ class PackedLocs(Mapping[str, Position]):
     def _mapping(self) -> dict[str, Position]:
         found = self._found
         if found is None:
-            found = self._found = {}
-            if not set(map(type, self._names)) - {str}:  # else damaged: no positions
-                numbers = struct.unpack(f"<{2 * len(self._names)}I", self._packed)
-                pairs = zip(numbers[::2], numbers[1::2], strict=True)
-                found.update(zip(self._names, pairs, strict=True))
+            numbers = struct.unpack(f"<{2 * len(self._names)}I", self._packed)
+            pairs = zip(self._names, zip(numbers[::2], numbers[1::2], strict=True), strict=True)
+            found = self._found = {name: pair for name, pair in pairs if type(name) is str}
         return found
 
     def __getitem__(self, key: str) -> Position:
-        return self._mapping()[key]
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
 
     def get(self, key: str, default: Position | None = None) -> Position | None:  # type: ignore[override]
-        return self._mapping().get(key, default)
+        """The position of one name, unpacked alone (a finding, a placement asks for one)."""
+        if self._found is not None:
+            return self._found.get(key, default)
+        try:
+            index = self._names.index(key)
+        except ValueError:
+            return default
+        if type(key) is not str:
+            return default
+        return _PAIR.unpack_from(self._packed, index * PACKED_SIZE)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._mapping()
+        return type(key) is str and self.get(key) is not None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._mapping())
@@ -98,7 +108,8 @@ class PackedLocs(Mapping[str, Position]):
         return f"PackedLocs({self._mapping()!r})"
 
 
-PACKED_SIZE = struct.calcsize("<2I")
+_PAIR = struct.Struct("<2I")
+PACKED_SIZE = _PAIR.size
 """Bytes of one packed position."""
 
 
