@@ -1,5 +1,6 @@
-"""compiler.load.chunks.items_of, found by regular expressions, splits exactly as reading the
-lines one by one does (the reference below: how it was written before)."""
+"""compiler.load.chunks.items_of, which looks at the lines in C passes when each is an item's
+first line or indented deeper, splits exactly as reading the lines one by one does (the
+reference below)."""
 
 from __future__ import annotations
 

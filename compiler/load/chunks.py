@@ -12,8 +12,8 @@ reads the text whole.
 
 from __future__ import annotations
 
-import re
-from functools import cache
+from itertools import compress, count, repeat
+from operator import not_
 
 import yaml
 
@@ -24,34 +24,45 @@ def items_of(lines: list[str], first_line: int, indent: int) -> list[tuple[int, 
     """(first line, text) of each item of a block sequence at `indent` written on `lines` (with
     their line ends; the first is line `first_line` of the text); None when a line is neither
     an item's first line, nor blank, nor a comment, nor indented deeper, or there is no item.
-    Blank and comment lines before the first item belong to no item. (Found by regular
-    expressions over the lines joined: a large game's units file, a long chart's output hold
-    tens of thousands of lines.)"""
-    text = "".join(lines)
-    starts, odd = _patterns(indent)
-    if odd.search(text) is not None:
-        return None
-    found = [match.start() for match in starts.finditer(text)]
-    if not found:
-        return None
-    items: list[tuple[int, str]] = []
-    line = first_line + text.count("\n", 0, found[0])
-    for start, end in zip(found, [*found[1:], len(text)], strict=True):
-        items.append((line, text[start:end]))
-        line += text.count("\n", start, end)
-    return items
-
-
-@cache
-def _patterns(indent: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """An item's first line at `indent`, and a line that is none of what a sequence's lines
-    may be: an item's first line, a line indented deeper with something on it, a line blank
-    or holding a comment (spaces, then nothing or `#`)."""
+    Blank and comment lines before the first item belong to no item."""
     start = " " * indent + "- "
     deeper = " " * (indent + 1)
-    starts = re.compile(f"^{start}", re.MULTILINE)
-    odd = re.compile(rf"^(?!{start})(?!{deeper}[^\n]*\S)(?! *(?:#[^\n]*)?$)", re.MULTILINE)
-    return starts, odd
+    flags = list(map(str.startswith, lines, repeat(start)))
+    firsts = list(compress(count(), flags))
+    if len(firsts) == len(lines):  # an item a line (a large game's units file)
+        return list(zip(count(first_line), lines)) or None
+    others = list(compress(lines, map(not_, flags)))
+    if firsts and all(map(str.startswith, others, repeat(deeper))) and all(map(str.strip, others)):
+        # every other line indented deeper, with something on it (a long chart's output)
+        ends = [*firsts[1:], len(lines)]
+        return [(first_line + a, "".join(lines[a:b])) for a, b in zip(firsts, ends, strict=True)]
+    return _one_by_one(lines, first_line, start, deeper)
+
+
+def _one_by_one(
+    lines: list[str], first_line: int, start: str, deeper: str
+) -> list[tuple[int, str]] | None:
+    """items_of, line by line (blank and comment lines between the items)."""
+    items: list[tuple[int, str]] = []
+    current: list[str] = []
+    for number, line in enumerate(lines, first_line):
+        if line.startswith(start):
+            if current:
+                items.append((number - len(current), "".join(current)))
+            current = [line]
+        elif line.startswith(deeper) and line.strip() or _blank_or_comment(line):
+            if current:
+                current.append(line)
+        else:
+            return None
+    if current:
+        items.append((first_line + len(lines) - len(current), "".join(current)))
+    return items or None
+
+
+def _blank_or_comment(line: str) -> bool:
+    stripped = line.strip(" \n")
+    return not stripped or stripped.startswith("#")
 
 
 ODD_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
