@@ -20,7 +20,8 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cache
-from itertools import chain
+from itertools import chain, compress, count, repeat
+from operator import not_
 from pathlib import Path
 from types import MappingProxyType, NoneType, UnionType
 from typing import Any, Union, get_args, get_origin
@@ -271,7 +272,9 @@ def _by_runs(path: str, split: Split, first: int, kept: KeptRecords) -> SourceFi
 def _sections(lines: list[str]) -> list[tuple[str, list[tuple[int, str]]]] | None:
     """(name, items) of each top-level section, when every line of the file is a section's
     `name:`, a line of one of its items, blank or a comment; else None."""
-    headers = [index for index, line in enumerate(lines) if _is_top_level(line)]
+    # _is_top_level of each line, in C (a large game's units file holds thousands of lines;
+    # lines_of gives no empty line)
+    headers = list(compress(count(), map(not_, map(str.startswith, lines, repeat(NOT_TOP)))))
     if not headers or any(_has_content(line) for line in lines[: headers[0]]):
         return None
     found: list[tuple[str, list[tuple[int, str]]]] = []
@@ -282,6 +285,10 @@ def _sections(lines: list[str]) -> list[tuple[str, list[tuple[int, str]]]] | Non
             return None
         found.append((match[1], items))
     return found
+
+
+NOT_TOP = (" ", "\n", "#")
+"""How a line that is not at the top level starts (see _is_top_level)."""
 
 
 def _is_top_level(line: str) -> bool:
