@@ -12,6 +12,14 @@ unit types, formations, marker sets and maps, and of the unit each placement nam
 code of the rules and of the loader. Any other constraint, or one whose file the loader did
 not key (a load without the kept records), is checked as before. A kept entry that does not
 read back whole is checked again; the file is written only when what the build used changed.
+
+Checks of each unit on its own (value-range and field-compare over `units`, and the integrity
+checks of a unit's references and value names: Context.units_checked) go through the units
+in groups of UNIT_GROUP, each keyed by a digest of its units' contents. Whether a unit has a
+finding is decided by what it is (and by the records the check reads besides it: the game's
+record, unit types, formations, under the key with the constraint and the code), not by where
+it is written; so a group found clean is kept clean, and not checked again, while a group
+with a finding is always checked again (its findings then point where its units are now).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from functools import cache
 from pathlib import Path
 
 from compiler.diagnostics import Finding, Location, Related, Severity
+from compiler.load.records import loader_fingerprint
 from compiler.model.constraints import Constraint
 from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
@@ -230,9 +239,9 @@ def _placed(pieces: Iterable[tuple[str, object]]) -> bytes:
 
 @cache
 def _code() -> bytes:
-    """The code that makes the findings: the rules (and, through the files' keys, which hold
-    the loader's fingerprint, the loader, the model and compiler.diagnostics)."""
-    digest = hashlib.sha256()
+    """The code that makes the findings: the rules, and what they import of the loader, the
+    model and compiler.diagnostics (the loader's fingerprint)."""
+    digest = hashlib.sha256(loader_fingerprint())
     folder = Path(__file__).parent
     for source in sorted(folder.glob("*.py")):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
