@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from compiler.backends.files import write_atomically
+from compiler.backends.files import write_parts_atomically
 from compiler.backends.pergame import PerGameMemo
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.faces import (
@@ -20,7 +20,7 @@ from compiler.backends.sheets.faces import (
     unit_face,
 )
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.sheets.pdf import Piece, PieceRun, Pieces, SheetDoc, render
+from compiler.backends.sheets.pdf import Piece, PieceRun, Pieces, SheetDoc, render_parts
 from compiler.backends.sheets.runs import UnitRun, block_types, unit_runs
 from compiler.gcpause import no_cyclic_gc
 from compiler.i18n import tr
@@ -224,8 +224,8 @@ def _write_sheets(
     written: list[Path] = []
     docs = sheet_docs(game, options)
     for name, (doc, doc_options) in docs.items():
-        data = render(doc, doc_options, cache)
-        written.append(write_atomically(out_dir / f"{prefix}{name}", data))
+        parts = render_parts(doc, doc_options, cache)
+        written.append(write_parts_atomically(out_dir / f"{prefix}{name}", parts))
     cache.save()
     for name in SHEET_FILES:
         if name not in docs:

@@ -18,8 +18,8 @@ import hashlib
 import marshal
 import re
 from array import array
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 
@@ -49,6 +49,12 @@ from compiler.backends.sheets.impose import (
     sheet_grid,
 )
 from compiler.backends.sheets.options import MM, SheetOptions
+from compiler.backends.sheets.splice import (
+    KeptDamaged,
+    Segment,
+    SplicedDocument,
+    numbering,
+)
 from compiler.i18n import N_, tr
 
 MARK_GAP = 0.5 * MM
@@ -164,20 +170,40 @@ def render(
     """The whole PDF of `doc`: sheets, then the calibration pair, then the sheet index.
 
     Faces come from `cache` when drawn before (text that will not fit is reported before the
-    build draws anything: pipeline.face_findings)."""
-    imposing = functools.cache(partial(_imposed, doc, options))
+    build draws anything: pipeline.face_findings); so do the objects the runs of pieces and
+    the pages made, spliced as they were written (made again when what was kept does not fit
+    together)."""
+    return b"".join(render_parts(doc, options, cache))
+
+
+def render_parts(
+    doc: SheetDoc, options: SheetOptions, cache: RenderCache | None = None
+) -> list[bytes]:
+    """The PDF of `doc` (as render makes it) as parts to write one after another."""
     cache = cache if cache is not None else RenderCache(None)
-    pdf = PdfDocument()
+    try:
+        return _render(doc, options, cache, kept=True)
+    except KeptDamaged:
+        return _render(doc, options, cache, kept=False)
+
+
+def _render(doc: SheetDoc, options: SheetOptions, cache: RenderCache, *, kept: bool) -> list[bytes]:
+    """render, reading back the objects the cache kept only when `kept`."""
+    imposing = functools.cache(partial(_imposed, doc, options))
+    pdf = SplicedDocument()
     grid = sheet_grid(options, doc.slot_mm)
-    defined = _define_forms(pdf, doc.runs, (grid.slot_w, grid.slot_h), cache)
-    for page in _all_sheet_pages(cache, doc, imposing, defined, options):
-        pdf.add_page(*page)
+    defined = _define_forms(pdf, doc.runs, (grid.slot_w, grid.slot_h), cache, kept)
+    key = _sheet_pages_key(doc, defined, options)
+    pages = partial(_all_sheet_pages, cache, key, doc, imposing, defined, options)
+    _add_pages(pdf, cache, (key, defined.numbered()), pages, kept)
     if options.duplex == "mirror" and options.calibration and defined.backs:
-        _calibration_pages(pdf, options)
+        calibration = partial(_calibration_pages, pdf, options)
+        _spliced(pdf, cache, (cache_key("sheet-calibration", options),), calibration, kept)
     if options.index:
-        for page in _all_index_pages(cache, doc, imposing, options, defined.listed):
-            pdf.add_page(*page)
-    return pdf.write(
+        key = _index_key(doc, options, defined.listed)
+        index = partial(_all_index_pages, cache, key, doc, imposing, options)
+        _add_pages(pdf, cache, (key,), index, kept)
+    return pdf.write_parts(
         {
             "Title": doc.title,
             "Author": "countermix",
@@ -221,26 +247,52 @@ class Defined:
     the index says of its pieces (ids, names, copies, backs), from which the pages and the
     index are keyed without listing the pieces again; and whether any piece has a back."""
 
-    parts: list[tuple[Sequence[tuple[int, str]], Sequence[tuple[str, float, float]]]] = field(
-        default_factory=list
-    )
+    parts: list[Part | bytes] = field(default_factory=list)
+    """Each run's faces and their forms, or those of a run read back, as cache bytes (read
+    only when the pages are drawn again)."""
     shown: list[str] = field(default_factory=list)
     listed: list[str] = field(default_factory=list)
     backs: bool = False
+    numbering: list[str] = field(default_factory=list)
+    """Per part of the document's forms, a digest of their names and object numbers."""
+    kept_faces: list[str] = field(default_factory=list)
+    """The cache keys of the faces of the runs read back, a string a run (one per line)."""
 
     def forms(self) -> Forms:
         """(item, side) → each face's form or image and its size."""
         forms: Forms = {}
-        for ats, shows in self.parts:
+        for part in self.parts:
+            ats, shows = _part(part) if isinstance(part, bytes) else part
             forms.update(zip(ats, shows, strict=True))
         return forms
 
+    def numbered(self) -> str:
+        """A digest of every form's name and object number (what the pages are written
+        with)."""
+        return hashlib.sha256("\n".join(self.numbering).encode()).hexdigest()
+
+
+Part = tuple[Sequence[tuple[int, str]], Sequence[tuple[str, float, float]]]
+"""A run's faces as (item, side) and their forms as (name, width, height)."""
+
+
+def _part(data: bytes) -> Part:
+    """A run's part kept as cache bytes; KeptDamaged when they are not one."""
+    try:
+        ats, shows = marshal.loads(data)
+    except (EOFError, TypeError, ValueError) as err:
+        raise KeptDamaged("a kept run of pieces") from err
+    if not (all_of_type(ats, tuple) and all_of_type(shows, tuple)) or len(ats) != len(shows):
+        raise KeptDamaged("a kept run of pieces")
+    return ats, shows
+
 
 def _define_forms(
-    pdf: PdfDocument,
+    pdf: SplicedDocument,
     pieces: Pieces,
     slot: tuple[float, float],
     cache: RenderCache,
+    kept: bool,
 ) -> Defined:
     """Define every face once: drawn faces as forms `slot[1]` points tall, pictures as images
     fitted into the slot. A run of pieces with a key is defined as a whole, from the cache when
@@ -249,16 +301,31 @@ def _define_forms(
     runs = pieces.runs
     unkeyed = [number for number, run in enumerate(runs) if run.key is None]
     pictures = _define_pictures(pdf, chain.from_iterable(map(pieces.of_run, unkeyed)))
-    if not _first_run_kept(pdf, pieces, slot[1], cache):
+    if not kept or not _first_run_kept(pdf, pieces, slot[1], cache):
         _draw_all_missing(pieces, pictures, slot[1], cache)
     defined = Defined()
+    defined.numbering.append(_numbering_since(pdf, 0))
     item = 0
     for number, run in enumerate(runs):
-        if run.key is None or not _define_kept_run(pdf, run, item, slot[1], cache, defined):
+        before = len(pdf.defined)
+        if (
+            not kept
+            or run.key is None
+            or not _define_kept_run(pdf, run, item, slot[1], cache, defined)
+        ):
             listed = pieces.of_run(number)
             _define_pieces(pdf, listed, item, slot, cache, pictures, defined, run.key)
+            defined.numbering.append(_numbering_since(pdf, before))
         item += run.count
+    faces = "\n".join(defined.kept_faces)
+    cache.keep(faces.split("\n") if faces else ())  # cached while their runs are
     return defined
+
+
+def _numbering_since(pdf: PdfDocument, defined: int) -> str:
+    """The numbering digest of the forms the document defined since it had `defined`."""
+    names = pdf.defined[defined:]
+    return numbering(names, [pdf.forms[name].number for name in names])
 
 
 def _first_run_kept(pdf: PdfDocument, pieces: Pieces, height: float, cache: RenderCache) -> bool:
@@ -286,7 +353,7 @@ def _draw_all_missing(
 
 
 def _define_pieces(
-    pdf: PdfDocument,
+    pdf: SplicedDocument,
     pieces: Sequence[Piece],
     first: int,
     slot: tuple[float, float],
@@ -316,8 +383,8 @@ def _define_pieces(
     keys = face_keys(faces, height)
     _draw_missing(cache, keys, faces, height)
     step = RUN if key is None else max(1, len(drawn))
-    start_number = pdf.next_number
-    fonts = _fonts(pdf)
+    start_number, names_before = pdf.next_number, len(pdf.defined)
+    fonts, fonts_before = _fonts(pdf), dict(pdf.font_numbers())
     recorded: list[FormRun | None] = []
     for start in range(0, len(drawn), step):
         run = drawn[start : start + step]
@@ -331,21 +398,19 @@ def _define_pieces(
     backs = any(piece.back is not None for piece in pieces)
     ats, shows = tuple(forms), tuple(forms.values())
     if key is not None and len(recorded) == 1 and recorded[0] is not None:
-        objects = recorded[0]
-        fields = tuple(getattr(objects, name) for name in FORM_RUN_FIELDS)
-        entry = (len(pieces), ats, shows, fields, shown, listed, backs, tuple(keys))
+        chars = recorded[0].chars
+        pages = len(pdf.pages)
+        segment = pdf.segment_since(start_number, fonts_before, pages, names_before, chars)
+        lazy = marshal.dumps((ats, shows))
+        entry = (len(pieces), shown, listed, backs, "\n".join(keys), lazy, segment.encode())
         kept = _kept_run_key(key, first, height, start_number, fonts)
         cache.put(kept, marshal.dumps(entry))
     _add_defined(defined, (ats, shows), shown, listed, backs)
 
 
-FORM_RUN_FIELDS = tuple(f.name for f in fields(FormRun))
-"""A kept run of pieces holds its form objects as these fields of a FormRun."""
-
-
 def _add_defined(
     defined: Defined,
-    part: tuple[Sequence[tuple[int, str]], Sequence[tuple[str, float, float]]],
+    part: Part | bytes,
     shown: str,
     listed: str,
     backs: bool,
@@ -364,36 +429,39 @@ def _fonts(pdf: PdfDocument) -> str:
 def _kept_run_key(key: str, first: int, height: float, number: int, fonts: str) -> str:
     """Where the forms of a keyed run of pieces are kept: the run's key, the item it starts
     at, the faces' height, the object number it starts at and the fonts reserved before it."""
-    return digest_key("sheet-piece-run", key, str(first), repr(height), str(number), fonts)
+    return digest_key("sheet-piece-run-2", key, str(first), repr(height), str(number), fonts)
 
 
 def _define_kept_run(
-    pdf: PdfDocument, run: PieceRun, first: int, height: float, cache: RenderCache, defined: Defined
+    pdf: SplicedDocument,
+    run: PieceRun,
+    first: int,
+    height: float,
+    cache: RenderCache,
+    defined: Defined,
 ) -> bool:
-    """Define a keyed run of pieces from what the cache kept of it here; False when it kept
-    nothing that fits (the run is then listed and defined again)."""
+    """Define a keyed run of pieces from what the cache kept of it here (its objects spliced
+    as they were written); False when it kept nothing that fits (the run is then listed and
+    defined again)."""
     assert run.key is not None
-    run_count = run.count
     kept = _kept_run_key(run.key, first, height, pdf.next_number, _fonts(pdf))
     found = cache.get(kept)
     if found is None:
         return False
     try:
-        count, ats, shows, objects, shown, listed, backs, faces = marshal.loads(found)
-        forms = FormRun(*objects)
+        count, shown, listed, backs, faces, part, objects = marshal.loads(found)
     except (EOFError, TypeError, ValueError):
         return False
-    if not (isinstance(shown, str) and isinstance(listed, str) and isinstance(faces, tuple)):
+    if not (all_of_type((shown, listed, faces), str) and all_of_type((part, objects), bytes)):
         return False
-    if not (all_of_type(ats, tuple) and all_of_type(shows, tuple)):
+    if count != run.count:
         return False
-    if count != run_count or forms.start != pdf.next_number or len(ats) != len(shows):
+    segment = Segment.decode(objects)
+    if segment is None or not pdf.replay(segment):
         return False
-    if len(forms.names) != len(ats) or len(forms.numbers) != len(forms.bodies):
-        return False
-    pdf.replay_forms(forms)
-    cache.keep(faces)  # the faces stay cached while their run is
-    _add_defined(defined, (ats, shows), shown, listed, bool(backs))
+    defined.kept_faces.append(faces)  # the faces stay cached while their run is
+    _add_defined(defined, part, shown, listed, bool(backs))
+    defined.numbering.append(segment.numbered)
     return True
 
 
@@ -588,19 +656,72 @@ Page = tuple[tuple[float, float], Content, tuple[str, ...], dict[str, Box]]
 """A page to add: its size, content, the forms it shows and its boxes."""
 
 
+def _add_pages(
+    pdf: SplicedDocument,
+    cache: RenderCache,
+    decided: tuple[str, ...],
+    pages: Callable[[], list[Page]],
+    kept: bool,
+) -> None:
+    """Add some pages (pages showing forms: see _spliced), the cache keeping their objects
+    under what decides them (`decided`: their contents' key first, the numbering of the forms
+    they show)."""
+
+    def add() -> Iterator[tuple[str, str]]:
+        pdf.name_forms()
+        added = pages()
+        for page in added:
+            pdf.add_page(*page)
+        return chain.from_iterable(content.chars.items() for _size, content, _f, _b in added)
+
+    _spliced(pdf, cache, decided, add, kept)
+
+
+def _spliced(
+    pdf: SplicedDocument,
+    cache: RenderCache,
+    decided: tuple[str, ...],
+    add: Callable[[], Iterable[tuple[str, str]]],
+    kept: bool,
+) -> None:
+    """Add a part of the document: as the objects it made when the cache kept them for this
+    place of the document (what decides the part, `decided`, its contents' key first; the
+    next object number and the fonts reserved), else by `add()` (which gives the text it
+    set: font name, text), and kept so."""
+    key = digest_key("sheet-part-objects", *decided, str(pdf.next_number), _fonts(pdf))
+    segment = Segment.decode(cache.get(key)) if kept else None
+    if segment is not None and pdf.replay(segment):
+        cache.keep(decided[:1])  # its contents stay cached while its objects are
+        return
+    start, fonts, count, names = (
+        pdf.next_number,
+        dict(pdf.font_numbers()),
+        len(pdf.pages),
+        len(pdf.defined),
+    )
+    chars = add()
+    segment = pdf.segment_since(start, fonts, count, names, chars)
+    cache.put(key, segment.encode())
+
+
+def _sheet_pages_key(doc: SheetDoc, defined: Defined, options: SheetOptions) -> str:
+    """What decides every sheet's pages: pieces, copies, the faces' forms and widths (each
+    run's digest of them), the options."""
+    digest = hashlib.sha256("\n".join(defined.shown).encode()).hexdigest()
+    return cache_key("sheet-pages", doc.title, doc.slot_mm, options, digest)
+
+
 def _all_sheet_pages(
     cache: RenderCache,
+    key: str,
     doc: SheetDoc,
     imposing: Imposing,
     defined: Defined,
     options: SheetOptions,
 ) -> list[Page]:
-    """Every sheet's pages: remembered as a whole under the inputs that decide them (pieces,
-    copies, the faces' forms and widths: each run's digest of them, the options), so a rebuild
-    after a change to some face's look — not to the sheet layout — reads them back in one
-    piece."""
-    digest = hashlib.sha256("\n".join(defined.shown).encode()).hexdigest()
-    key = cache_key("sheet-pages", doc.title, doc.slot_mm, options, digest)
+    """Every sheet's pages: remembered as a whole under `key` (_sheet_pages_key), so a
+    rebuild after a change to some face's look — not to the sheet layout — reads them back in
+    one piece."""
 
     def drawn() -> bytes:
         imposition = imposing()
@@ -784,12 +905,16 @@ CALIBRATION_LABEL = {
 }
 
 
-def _calibration_pages(pdf: PdfDocument, options: SheetOptions) -> None:
-    """A front page with two crosses and a back page with crosses and rulers behind them."""
+def _calibration_pages(pdf: PdfDocument, options: SheetOptions) -> list[tuple[str, str]]:
+    """A front page with two crosses and a back page with crosses and rulers behind them;
+    the text they set (font name, text)."""
     page_w, page_h = options.page_pt
     offset = (options.back_offset_mm[0] * MM, options.back_offset_mm[1] * MM)
+    chars: list[tuple[str, str]] = []
     for side, rulers in (("front", False), ("back", True)):
-        pdf.add_form(f"cm.{side}.calibration", _cross(rulers).content(), (0, 0, CROSS, CROSS))
+        cross = _cross(rulers).content()
+        pdf.add_form(f"cm.{side}.calibration", cross, (0, 0, CROSS, CROSS))
+        chars.extend(cross.chars.items())
     spots = [
         Rect(page_w / 3 - CROSS / 2, page_h * 0.55 - CROSS / 2, CROSS, CROSS),
         Rect(2 * page_w / 3 - CROSS / 2, page_h * 0.3 - CROSS / 2, CROSS, CROSS),
@@ -801,7 +926,10 @@ def _calibration_pages(pdf: PdfDocument, options: SheetOptions) -> None:
         _instructions(canvas, options)
         _page_label(canvas, tr(CALIBRATION_LABEL[side], options.lang), options)
         boxes = _boxes(_inside_margins(options), options)
-        pdf.add_page(options.page_pt, canvas.content(), (f"cm.{side}.calibration",), boxes)
+        content = canvas.content()
+        pdf.add_page(options.page_pt, content, (f"cm.{side}.calibration",), boxes)
+        chars.extend(content.chars.items())
+    return chars
 
 
 def _cross(rulers: bool) -> Canvas:
@@ -911,17 +1039,21 @@ def _positions(placements: Sequence[Placement], lang: str) -> str:
     return tr(", ", lang).join(parts)
 
 
+def _index_key(doc: SheetDoc, options: SheetOptions, listed: Sequence[str]) -> str:
+    """What decides the index pages: pieces, their names, copies and backs (each run's digest
+    of them, `listed`), the options."""
+    digest = hashlib.sha256("\n".join(listed).encode()).hexdigest()
+    return cache_key("sheet-index", doc.title, doc.slot_mm, options, digest)
+
+
 def _all_index_pages(
     cache: RenderCache,
+    key: str,
     doc: SheetDoc,
     imposing: Imposing,
     options: SheetOptions,
-    listed: Sequence[str],
 ) -> list[Page]:
-    """The index pages, remembered as a whole under what decides them (pieces, their names,
-    copies and backs: each run's digest of them, `listed`; the options)."""
-    digest = hashlib.sha256("\n".join(listed).encode()).hexdigest()
-    key = cache_key("sheet-index", doc.title, doc.slot_mm, options, digest)
+    """The index pages, remembered as a whole under `key` (_index_key)."""
 
     def drawn() -> bytes:
         return _encode_pages(_index_pages(cache, doc, imposing(), options))
