@@ -616,12 +616,17 @@ def face_findings(
     """Every face of the game laid out in `lang` (not drawn): text that had to be shortened
     to fit its layout slot, as warnings at the record whose text it is. The faces are the ones
     the print sheets hold, and the module's faces are the same display lists. With `cache` (a
-    game's cache folder), the notes are kept there in one record: each face's by its identity
-    (the digest of what decides its look), and each run of units' by the run's key
-    (sheets.runs) with the identities of its faces, under the renderer's fingerprint: a run
+    game's cache folder), the notes are kept there in one record: each run of units' by the
+    run's key (sheets.runs) with the identities of its faces, and each other face's by its
+    identity (the digest of what decides its look), under the renderer's fingerprint: a run
     whose units did not change is one look-up, a face laid out before is not again, and the
-    record is written only when a face was laid out. `counted` hears how many faces are done,
-    now and then."""
+    record is written only when a face was laid out or a run moved. `counted` hears how many
+    faces are done, now and then.
+
+    A run's record holds its faces' identities and each one's notes; the record also says
+    which run each place of the sheets last held, so a run that changed lays out only its
+    faces that changed (the others' notes are its last record's), and the record holds no
+    entry per face of a run (tens of thousands of entries read and written on every build)."""
     from compiler.backends.sheets.build import block_runs, card_pieces, counter_runs
     from compiler.backends.sheets.runs import unit_runs
 
@@ -631,10 +636,12 @@ def face_findings(
     counters, blocks = counter_runs(game, lang), block_runs(game, lang)  # (the sheets' runs:
     try:  # a run listed here is not listed again)
         for number, run in enumerate(runs):
-            notes.of_run("counters", lang, run.key, partial(counters.of_run, number))
+            place = f"counters:{lang}:{number}"
+            notes.of_run(place, f"counters:{lang}", run.key, partial(counters.of_run, number))
         notes.of_pieces(counters.of_run(len(runs)))  # the markers
         for number, run in enumerate(runs if blocks.runs else ()):
-            notes.of_run("blocks", lang, run.key, partial(blocks.of_run, number))
+            place = f"blocks:{lang}:{number}"
+            notes.of_run(place, f"blocks:{lang}", run.key, partial(blocks.of_run, number))
         notes.of_pieces(card_pieces(game, lang))
     except _Undrawable as err:
         return [_art_error(game, err.piece_id, err.error)]
@@ -665,44 +672,51 @@ class _FaceNotes:
         self.notes: list[tuple[str, str]] = []
         self.faces = 0
         self.counted = counted
-        self.run_faces: list[str] = []
-        """The identities of the faces of the runs read from the record, one string a run."""
+        self.before: dict[str, tuple[str, ...]] = {}
+        """The notes of the faces of the run a changed run's place held before (by identity)."""
 
     def of_run(
-        self, kind: str, lang: str, key: str | None, pieces: Callable[[], Sequence[Piece]]
+        self, place: str, kind: str, key: str | None, pieces: Callable[[], Sequence[Piece]]
     ) -> None:
-        """The notes of a run's pieces of one kind: the run's, when the record has them (its
-        faces are then this build's too), else each face's."""
+        """The notes of a run's pieces of one kind (`kind`: what they are and the language),
+        at a place of the sheets (`place`): the run's, when the record has them (its faces
+        are then this build's too), else each face's (from the run the place held before
+        where that had the face)."""
         if key is None:
             self.of_pieces(pieces())
             return
-        run = f"run-{kind}:{lang}:{key}"
+        run, at = f"run-{kind}:{key}", f"at-{place}"
         found, faces = self.known.get(run), self.known.get(run + ":faces")
-        if found is None or faces is None or len(faces) != 1:
+        if found is None or not faces:
+            self.before = _faces_of(self.known, self.known.get(at), kind)
             start, before = len(self.notes), len(self.used)
             listed = pieces()
-            self.of_pieces(listed)
+            laid = self.of_pieces(listed, keep=False)
+            self.before = {}
             laid_out = list(_face_identities(listed))
             if len(self.used) - before != len(laid_out):  # a face another piece had too
+                self.made.update(laid)
                 return
-            found = self.made[run] = tuple(chain.from_iterable(self.notes[start:]))
-            self.made[run + ":faces"] = ("\n".join(laid_out),)
+            self.made[run] = tuple(chain.from_iterable(self.notes[start:]))
+            self.made[run + ":faces"] = _run_faces(laid_out, laid)
         else:
             self.notes.extend(zip(found[::2], found[1::2], strict=True))
-            self.run_faces.append(faces[0])
             self.faces += faces[0].count("\n") + 1 if faces[0] else 0
-        self.used.update((run, run + ":faces"))
+        if self.known.get(at) != (key,):
+            self.made[at] = (key,)
+        self.used.update((run, run + ":faces", at))
         self.counted(self.faces)
 
     def kept(self) -> dict[str, tuple[str, ...]]:
-        """What the record keeps (see _kept_notes): the faces of the runs read from it are
-        this build's too."""
-        used = self.used.union(*(faces.split("\n") for faces in self.run_faces))
-        return _kept_notes(self.known, self.made, used)
+        """What the record keeps (see _kept_notes)."""
+        return _kept_notes(self.known, self.made, self.used)
 
-    def of_pieces(self, pieces: Iterable[Piece]) -> None:
+    def of_pieces(self, pieces: Iterable[Piece], keep: bool = True) -> dict[str, tuple[str, ...]]:
         """The notes of each face of some pieces (a face another piece had already is not
-        noted again; a picture is printed as it is)."""
+        noted again; a picture is printed as it is); those of the faces laid out (or read
+        from the run a place held before), by identity, kept in the record face by face
+        when `keep`."""
+        laid: dict[str, tuple[str, ...]] = {}
         for piece in pieces:
             for face in (piece.front, piece.back):
                 if face is None or face.picture is not None or face.identity in self.used:
@@ -713,11 +727,45 @@ class _FaceNotes:
                     self.counted(self.faces)
                 found = self.known.get(face.identity)
                 if found is None:
-                    try:
-                        found = self.made[face.identity] = tuple(face.make().warnings)
-                    except ValueError as err:  # a face that cannot be drawn at all
-                        raise _Undrawable(piece.id, err) from err
+                    found = self.before.get(face.identity)
+                    if found is None:
+                        try:
+                            found = tuple(face.make().warnings)
+                        except ValueError as err:  # a face that cannot be drawn at all
+                            raise _Undrawable(piece.id, err) from err
+                    laid[face.identity] = found
                 self.notes.extend((piece.id, note) for note in found)
+        if keep:
+            self.made.update(laid)
+        return laid
+
+
+def _run_faces(faces: Sequence[str], notes: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """A run's record of its faces: their identities (one a line), then each note of a
+    face as "<its line>\t<note>"."""
+    noted = [f"{line}\t{note}" for line, face in enumerate(faces) for note in notes.get(face, ())]
+    return ("\n".join(faces), *noted)
+
+
+def _faces_of(
+    known: Mapping[str, tuple[str, ...]], at: tuple[str, ...] | None, kind: str
+) -> dict[str, tuple[str, ...]]:
+    """Identity → notes of the faces of the run the record says a place held (none when it
+    holds no such run, or a damaged one)."""
+    if not at or len(at) != 1:
+        return {}
+    record = known.get(f"run-{kind}:{at[0]}:faces")
+    if not record:
+        return {}
+    faces = record[0].split("\n") if record[0] else []
+    notes: dict[str, tuple[str, ...]] = dict.fromkeys(faces, ())
+    for noted in record[1:]:
+        line, _tab, note = noted.partition("\t")
+        if not line.isdigit() or int(line) >= len(faces):
+            return {}
+        face = faces[int(line)]
+        notes[face] = (*notes[face], note)
+    return notes
 
 
 def _face_identities(pieces: Iterable[Piece]) -> Iterator[str]:
@@ -730,7 +778,7 @@ def _face_identities(pieces: Iterable[Piece]) -> Iterator[str]:
 
 LAYOUT_NOTES = "layout.notes"
 """The record of the faces' layout notes in a game's cache folder (face_findings)."""
-LAYOUT_NOTES_FORMAT = "countermix-layout-notes-1"
+LAYOUT_NOTES_FORMAT = "countermix-layout-notes-2"
 _OLD_LAYOUT_NOTES = ("layout.pack", "layout.pack.index")
 """Where the notes were kept face by face before: removed when the record is written."""
 
