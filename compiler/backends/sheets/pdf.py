@@ -192,7 +192,8 @@ def _render(doc: SheetDoc, options: SheetOptions, cache: RenderCache, *, kept: b
     imposing = functools.cache(partial(_imposed, doc, options))
     pdf = SplicedDocument()
     grid = sheet_grid(options, doc.slot_mm)
-    defined = _define_forms(pdf, doc.runs, (grid.slot_w, grid.slot_h), cache, kept)
+    slot = (grid.slot_w, grid.slot_h)
+    defined = _define_forms(pdf, doc.runs, slot, cache, kept, doc.kind)
     key = _sheet_pages_key(doc, defined, options)
     pages = partial(_all_sheet_pages, cache, key, doc, imposing, defined, options)
     _add_pages(pdf, cache, (key, defined.numbered()), pages, kept)
@@ -256,7 +257,7 @@ class Defined:
     numbering: list[str] = field(default_factory=list)
     """Per part of the document's forms, a digest of their names and object numbers."""
     kept_faces: list[str] = field(default_factory=list)
-    """The cache keys of the faces of the runs read back, a string a run (one per line)."""
+    """Where the faces of the runs read back are kept, and their places (cache keys)."""
 
     def forms(self) -> Forms:
         """(item, side) → each face's form or image and its size."""
@@ -293,16 +294,22 @@ def _define_forms(
     slot: tuple[float, float],
     cache: RenderCache,
     kept: bool,
+    kind: str = "",
 ) -> Defined:
     """Define every face once: drawn faces as forms `slot[1]` points tall, pictures as images
     fitted into the slot. A run of pieces with a key is defined as a whole, from the cache when
     the same run made its forms at the same place of the document before (its pieces are then
-    not listed); the others RUN faces at a time, each run's objects from the cache likewise."""
+    not listed); the others RUN faces at a time, each run's objects from the cache likewise.
+
+    The forms of a keyed run's faces are kept with it (not face by face: the cache would
+    count tens of thousands of faces used on every build), and found there by the run that
+    takes its place (the place of run n of a `kind` of document) when the run changes."""
     runs = pieces.runs
     unkeyed = [number for number, run in enumerate(runs) if run.key is None]
     pictures = _define_pictures(pdf, chain.from_iterable(map(pieces.of_run, unkeyed)))
+    places = [_place_key(kind, number, slot[1]) for number in range(len(runs))]
     if not kept or not _first_run_kept(pdf, pieces, slot[1], cache):
-        _draw_all_missing(pieces, pictures, slot[1], cache)
+        _draw_all_missing(pieces, pictures, slot[1], cache, places)
     defined = Defined()
     defined.numbering.append(_numbering_since(pdf, 0))
     item = 0
@@ -314,12 +321,62 @@ def _define_forms(
             or not _define_kept_run(pdf, run, item, slot[1], cache, defined)
         ):
             listed = pieces.of_run(number)
-            _define_pieces(pdf, listed, item, slot, cache, pictures, defined, run.key)
+            place = None if run.key is None else places[number]
+            _define_pieces(pdf, listed, item, slot, cache, pictures, defined, run.key, place)
             defined.numbering.append(_numbering_since(pdf, before))
+        else:
+            defined.kept_faces.append(places[number])
         item += run.count
-    faces = "\n".join(defined.kept_faces)
-    cache.keep(faces.split("\n") if faces else ())  # cached while their runs are
+    cache.keep(defined.kept_faces)  # the runs' faces, and the places, while the runs are kept
     return defined
+
+
+def _place_key(kind: str, number: int, height: float) -> str:
+    """Where the key of the run last made at a place of a document is kept (run `number` of
+    a `kind` of document, faces `height` points tall)."""
+    return digest_key("sheet-run-place", kind, str(number), repr(height))
+
+
+def _faces_key(kept: str) -> str:
+    """Where the forms of a keyed run's faces are kept (`kept`: where the run is)."""
+    return kept + ":faces"
+
+
+def _recover_faces(
+    cache: RenderCache, keys: Sequence[str], faces: Sequence[FaceRef], places: Iterable[str]
+) -> None:
+    """Faces the cache lacks, put back from the forms kept with the runs some places held
+    (those it has not there are drawn)."""
+    missing = {face.identity: key for face, key in zip(faces, keys, strict=True)}
+    missing = {identity: key for identity, key in missing.items() if not cache.holds(key)}
+    for place in places:
+        if not missing:
+            return
+        for identity, form in _kept_faces(cache, cache.get(place)):
+            key = missing.pop(identity, None)
+            if key is not None:
+                cache.put(key, form)
+
+
+def _kept_faces(cache: RenderCache, kept: bytes | None) -> list[tuple[str, bytes]]:
+    """The faces kept with a run (identity, form as cache bytes), where a place's entry
+    (`kept`) says the run is; none when there are none, or they are damaged."""
+    if kept is None:
+        return []
+    found = cache.get(_faces_key(kept.decode("utf-8", "replace")))
+    if found is None:
+        return []
+    try:
+        pairs = marshal.loads(found)
+    except (EOFError, TypeError, ValueError):
+        return []
+    if type(pairs) is not tuple or not all_of_type(pairs, tuple):
+        return []
+    if any(
+        len(pair) != 2 or type(pair[0]) is not str or type(pair[1]) is not bytes for pair in pairs
+    ):
+        return []
+    return list(pairs)
 
 
 def _numbering_since(pdf: PdfDocument, defined: int) -> str:
@@ -338,7 +395,11 @@ def _first_run_kept(pdf: PdfDocument, pieces: Pieces, height: float, cache: Rend
 
 
 def _draw_all_missing(
-    pieces: Pieces, pictures: dict[str, tuple[str, float]], height: float, cache: RenderCache
+    pieces: Pieces,
+    pictures: dict[str, tuple[str, float]],
+    height: float,
+    cache: RenderCache,
+    places: Sequence[str],
 ) -> None:
     """Draw every drawn face the cache lacks at once, on every core, before the runs are
     defined (a cold build's sheets: drawing each run's faces apart started a pool of workers
@@ -349,7 +410,9 @@ def _draw_all_missing(
         for face in (piece.front, piece.back)
         if face is not None and face.identity not in pictures
     ]
-    _draw_missing(cache, face_keys(faces, height), faces, height)
+    keys = face_keys(faces, height)
+    _recover_faces(cache, keys, faces, places)
+    _draw_missing(cache, keys, faces, height)
 
 
 def _define_pieces(
@@ -361,6 +424,7 @@ def _define_pieces(
     pictures: dict[str, tuple[str, float]],
     defined: Defined,
     key: str | None,
+    place: str | None = None,
 ) -> None:
     """Define the faces of some pieces (the first one item `first` of the document); with
     `key` (a run's), their forms are drawn as one run and kept under it."""
@@ -381,6 +445,7 @@ def _define_pieces(
             drawn.append(((item, side), form, face))
     faces = [face for _at, _name, face in drawn]
     keys = face_keys(faces, height)
+    _recover_faces(cache, keys, faces, () if place is None else (place,))
     _draw_missing(cache, keys, faces, height)
     step = RUN if key is None else max(1, len(drawn))
     start_number, names_before = pdf.next_number, len(pdf.defined)
@@ -402,10 +467,23 @@ def _define_pieces(
         pages = len(pdf.pages)
         segment = pdf.segment_since(start_number, fonts_before, pages, names_before, chars)
         lazy = marshal.dumps((ats, shows))
-        entry = (len(pieces), shown, listed, backs, "\n".join(keys), lazy, segment.encode())
+        entry = (len(pieces), shown, listed, backs, lazy, segment.encode())
         kept = _kept_run_key(key, first, height, start_number, fonts)
         cache.put(kept, marshal.dumps(entry))
+        _keep_faces(cache, kept, faces, keys, place)
     _add_defined(defined, (ats, shows), shown, listed, backs)
+
+
+def _keep_faces(
+    cache: RenderCache, kept: str, faces: Sequence[FaceRef], keys: Sequence[str], place: str | None
+) -> None:
+    """Keep the forms of a keyed run's faces with it (`kept`: where the run is), and the run
+    as the one its place holds."""
+    forms = [(face.identity, cache.get(key)) for face, key in zip(faces, keys, strict=True)]
+    pairs = tuple((identity, form) for identity, form in forms if form is not None)
+    cache.put(_faces_key(kept), marshal.dumps(pairs))
+    if place is not None:
+        cache.put(place, kept.encode("utf-8"))
 
 
 def _add_defined(
@@ -429,7 +507,7 @@ def _fonts(pdf: PdfDocument) -> str:
 def _kept_run_key(key: str, first: int, height: float, number: int, fonts: str) -> str:
     """Where the forms of a keyed run of pieces are kept: the run's key, the item it starts
     at, the faces' height, the object number it starts at and the fonts reserved before it."""
-    return digest_key("sheet-piece-run-2", key, str(first), repr(height), str(number), fonts)
+    return digest_key("sheet-piece-run-3", key, str(first), repr(height), str(number), fonts)
 
 
 def _define_kept_run(
@@ -449,17 +527,17 @@ def _define_kept_run(
     if found is None:
         return False
     try:
-        count, shown, listed, backs, faces, part, objects = marshal.loads(found)
+        count, shown, listed, backs, part, objects = marshal.loads(found)
     except (EOFError, TypeError, ValueError):
         return False
-    if not (all_of_type((shown, listed, faces), str) and all_of_type((part, objects), bytes)):
+    if not (all_of_type((shown, listed), str) and all_of_type((part, objects), bytes)):
         return False
     if count != run.count:
         return False
     segment = Segment.decode(objects)
     if segment is None or not pdf.replay(segment):
         return False
-    defined.kept_faces.append(faces)  # the faces stay cached while their run is
+    defined.kept_faces.append(_faces_key(kept))  # its faces stay cached while it is
     _add_defined(defined, part, shown, listed, bool(backs))
     defined.numbering.append(segment.numbered)
     return True
