@@ -11,6 +11,10 @@ writes the file by joining them: its cost grows with what changed, not with the 
 A part is replayed only into a document in the state it was made in (the same next object
 number and reserved fonts, which its key holds); its forms are named in the document (for
 pages drawn again) only when asked for (`SplicedDocument.name_forms`).
+
+The file identifier is a digest of its contents as PdfDocument's is, but taken over each
+chunk's own digest (made with the chunk) and the cross-reference table, not over every byte:
+hashing a large file again on every build cost more than the rest of a warm build's sheets.
 """
 
 from __future__ import annotations
@@ -25,9 +29,12 @@ from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pdf.document import FONTS_BY_NAME, PdfDocument
 from compiler.backends.pdf.syntax import Name, Raw, Ref, serialise
 
-Chunk = tuple[int, bytes, bytes]
+Chunk = tuple[int, bytes, bytes, bytes]
 """Objects of consecutive numbers as the file holds them: the first one's number, their bytes
-back to back and each one's offset in them (an array of 8-byte numbers, as bytes)."""
+back to back, each one's offset in them (an array of 8-byte numbers, as bytes) and the MD5
+digest of their bytes."""
+XREF_LINE = b"%010d 00000 n \n"
+"""A cross-reference entry of an object at an offset."""
 
 ZERO = array("Q")
 """The type of a chunk's offsets."""
@@ -77,7 +84,7 @@ class Segment:
         if type(self.numbered) is not str or type(self.forms) is not bytes:
             return False
         for chunk in self.chunks:
-            if type(chunk) is not tuple or len(chunk) != 3 or type(chunk[0]) is not int:
+            if type(chunk) is not tuple or len(chunk) != 4 or type(chunk[0]) is not int:
                 return False
             if not all_of_type(chunk[1:], bytes) or len(chunk[2]) % ZERO.itemsize:
                 return False
@@ -95,6 +102,13 @@ class Segment:
         if not all_of_type(numbers, int) or not len(names) == len(tags) == len(numbers):
             raise KeptDamaged("a kept segment's forms")
         return names, tags, numbers
+
+
+def _chunk(first: int, parts: list[bytes], offsets: array[int]) -> Chunk:
+    """A chunk of objects, the first numbered `first`: their bytes (`parts`, joined), offsets
+    and digest."""
+    blob = b"".join(parts)
+    return first, blob, offsets.tobytes(), hashlib.md5(blob).digest()
 
 
 def numbering(names: Sequence[str], numbers: Sequence[int]) -> str:
@@ -157,7 +171,7 @@ class SplicedDocument(PdfDocument):
         first, parts, offsets, at = -1, list[bytes](), array("Q"), 0
         for number in numbers:
             if parts and number != first + len(offsets):
-                yield first, b"".join(parts), offsets.tobytes()
+                yield _chunk(first, parts, offsets)
                 parts, offsets, at = [], array("Q"), 0
             if not parts:
                 first = number
@@ -167,7 +181,7 @@ class SplicedDocument(PdfDocument):
             parts += (head, body, b"\nendobj\n")
             at += len(head) + len(body) + 8
         if parts:
-            yield first, b"".join(parts), offsets.tobytes()
+            yield _chunk(first, parts, offsets)
 
     def replay(self, segment: Segment) -> bool:
         """Add again what a segment made, when the document is where the segment started;
@@ -208,14 +222,16 @@ class SplicedDocument(PdfDocument):
         self.chunks.extend(self._chunks(sorted(self.objects)))
         self.chunks.sort()
         head = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+        digest = hashlib.md5(head)
         parts, lines, at, expected = [head], [], len(head), 1
-        for first, blob, offsets in self.chunks:
+        for first, blob, offsets, made in self.chunks:
             if first != expected:
                 raise KeptDamaged(f"object {expected} of the document was never made")
             relative = array("Q")
             relative.frombytes(offsets)
-            lines.append(b"".join([b"%010d 00000 n \n" % (at + r) for r in relative]))
+            lines.append(XREF_LINE * len(relative) % tuple(map(at.__add__, relative)))
             parts.append(blob)
+            digest.update(made)
             at += len(blob)
             expected = first + len(relative)
         if expected != self.next_number:
@@ -223,8 +239,7 @@ class SplicedDocument(PdfDocument):
         xref = at
         parts.append(b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number)
         parts += lines
-        digest = hashlib.md5()
-        for part in parts:
+        for part in parts[-len(lines) - 1 :]:
             digest.update(part)
         ident = Raw(b"<" + digest.hexdigest().upper().encode("ascii") + b">")
         trailer = {
