@@ -191,6 +191,7 @@ def _render(doc: SheetDoc, options: SheetOptions, cache: RenderCache, *, kept: b
     """render, reading back the objects the cache kept only when `kept`."""
     imposing = functools.cache(partial(_imposed, doc, options))
     pdf = SplicedDocument()
+    pdf.kept_fonts, pdf.keep_font = cache.get, cache.put  # font subsets made before
     grid = sheet_grid(options, doc.slot_mm)
     slot = (grid.slot_w, grid.slot_h)
     defined = _define_forms(pdf, doc.runs, slot, cache, kept, doc.kind)
@@ -467,7 +468,7 @@ def _define_pieces(
         pages = len(pdf.pages)
         segment = pdf.segment_since(start_number, fonts_before, pages, names_before, chars)
         lazy = marshal.dumps((ats, shows))
-        entry = (len(pieces), shown, listed, backs, lazy, segment.encode())
+        entry = (len(pieces), shown, listed, backs, lazy, *segment.values())
         kept = _kept_run_key(key, first, height, start_number, fonts)
         cache.put(kept, marshal.dumps(entry))
         _keep_faces(cache, kept, faces, keys, place)
@@ -507,7 +508,7 @@ def _fonts(pdf: PdfDocument) -> str:
 def _kept_run_key(key: str, first: int, height: float, number: int, fonts: str) -> str:
     """Where the forms of a keyed run of pieces are kept: the run's key, the item it starts
     at, the faces' height, the object number it starts at and the fonts reserved before it."""
-    return digest_key("sheet-piece-run-3", key, str(first), repr(height), str(number), fonts)
+    return digest_key("sheet-piece-run-4", key, str(first), repr(height), str(number), fonts)
 
 
 def _define_kept_run(
@@ -527,14 +528,13 @@ def _define_kept_run(
     if found is None:
         return False
     try:
-        count, shown, listed, backs, part, objects = marshal.loads(found)
+        values = marshal.loads(found)
+        count, shown, listed, backs, part = values[:5]
     except (EOFError, TypeError, ValueError):
         return False
-    if not (all_of_type((shown, listed), str) and all_of_type((part, objects), bytes)):
+    if not (all_of_type((shown, listed), str) and type(part) is bytes and count == run.count):
         return False
-    if count != run.count:
-        return False
-    segment = Segment.decode(objects)
+    segment = Segment.of(values[5:])
     if segment is None or not pdf.replay(segment):
         return False
     defined.kept_faces.append(_faces_key(kept))  # its faces stay cached while it is

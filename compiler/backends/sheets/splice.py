@@ -24,6 +24,7 @@ import marshal
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pdf.document import FONTS_BY_NAME, PdfDocument
@@ -64,7 +65,11 @@ class Segment:
 
     def encode(self) -> bytes:
         """The segment as cache bytes."""
-        return marshal.dumps(tuple(getattr(self, f.name) for f in fields(self)))
+        return marshal.dumps(self.values())
+
+    def values(self) -> tuple[Any, ...]:
+        """The segment as plain values (what `of` reads back)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     @classmethod
     def decode(cls, data: bytes | None) -> Segment | None:
@@ -72,8 +77,19 @@ class Segment:
         if data is None:
             return None
         try:
-            segment = cls(*marshal.loads(data))
+            values = marshal.loads(data)
         except (EOFError, TypeError, ValueError):
+            return None
+        return cls.of(values)
+
+    @classmethod
+    def of(cls, values: object) -> Segment | None:
+        """The inverse of `values`; None for values that are not a segment's."""
+        if type(values) is not tuple:
+            return None
+        try:
+            segment = cls(*values)
+        except TypeError:
             return None
         return segment if segment.is_whole() else None
 
