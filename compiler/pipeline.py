@@ -623,7 +623,8 @@ def face_findings(
     record is written only when a face was laid out or a run moved. `counted` hears how many
     faces are done, now and then.
 
-    A run's record holds its faces' identities and each one's notes; the record also says
+    A run's record holds how many faces it has and their notes (all a run that did not change
+    reads), and apart its faces' identities and each one's notes; the record also says
     which run each place of the sheets last held, so a run that changed lays out only its
     faces that changed (the others' notes are its last record's), and the record holds no
     entry per face of a run (tens of thousands of entries read and written on every build)."""
@@ -686,8 +687,8 @@ class _FaceNotes:
             self.of_pieces(pieces())
             return
         run, at = f"run-{kind}:{key}", f"at-{place}"
-        found, faces = self.known.get(run), self.known.get(run + ":faces")
-        if found is None or not faces:
+        found = self.known.get(run)
+        if found is None or not found or not found[0].isdigit() or len(found) % 2 != 1:
             self.before = _faces_of(self.known, self.known.get(at), kind)
             start, before = len(self.notes), len(self.used)
             listed = pieces()
@@ -697,11 +698,12 @@ class _FaceNotes:
             if len(self.used) - before != len(laid_out):  # a face another piece had too
                 self.made.update(laid)
                 return
-            self.made[run] = tuple(chain.from_iterable(self.notes[start:]))
+            noted = chain.from_iterable(self.notes[start:])
+            self.made[run] = (str(len(laid_out)), *noted)
             self.made[run + ":faces"] = _run_faces(laid_out, laid)
         else:
-            self.notes.extend(zip(found[::2], found[1::2], strict=True))
-            self.faces += faces[0].count("\n") + 1 if faces[0] else 0
+            self.notes.extend(zip(found[1::2], found[2::2], strict=True))
+            self.faces += int(found[0])
         if self.known.get(at) != (key,):
             self.made[at] = (key,)
         self.used.update((run, run + ":faces", at))
@@ -778,7 +780,7 @@ def _face_identities(pieces: Iterable[Piece]) -> Iterator[str]:
 
 LAYOUT_NOTES = "layout.notes"
 """The record of the faces' layout notes in a game's cache folder (face_findings)."""
-LAYOUT_NOTES_FORMAT = "countermix-layout-notes-2"
+LAYOUT_NOTES_FORMAT = "countermix-layout-notes-3"
 _OLD_LAYOUT_NOTES = ("layout.pack", "layout.pack.index")
 """Where the notes were kept face by face before: removed when the record is written."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import cache, partial
+from operator import attrgetter
 from pathlib import Path
 
 from compiler.backends.pergame import PerGame, PerGameMemo
@@ -58,12 +59,15 @@ def _context(game: GameData) -> str:
 def _runs(game: GameData) -> tuple[UnitRun, ...]:
     context = _context(game)
     units = game.units
+    digests = list(map(content_digest, units))  # (each pass over the units stays in C)
+    arts = list(map(attrgetter("art"), units))
     runs: list[UnitRun] = []
     for start in range(0, len(units), RUN_UNITS):
-        part = units[start : start + RUN_UNITS]
+        end = start + RUN_UNITS
+        part = units[start:end]
         key = None
-        if all(unit.art is None for unit in part):
-            text = ":".join([context, *map(content_digest, part)])
+        if arts[start:end].count(None) == len(part):
+            text = ":".join([context, *digests[start:end]])
             key = hashlib.sha256(text.encode("ascii")).hexdigest()
         runs.append(UnitRun(part, key))
     return tuple(runs)
