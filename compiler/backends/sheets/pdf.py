@@ -5,10 +5,14 @@ slot with a plain translation, so copies share one definition and the placement 
 be read back from the page content (the tests do). A face printed from a picture (piece art) is
 an Image XObject ("cm.img.<digest>", once per picture) scaled into its slot, keeping its aspect.
 Face forms come from the render cache when unchanged, RUN faces at a time as the PDF objects
-they made (a changed face makes its run again). Each page carries MediaBox = paper, TrimBox
-= the piece grid and BleedBox = TrimBox grown by the bleed. Bleed: under every face lies a copy of
-it scaled up by the bleed, so a slightly-off cut shows the face's edge colour, not white paper;
-the faces themselves are drawn after all bleeds, so neighbours packed edge to edge stay intact.
+they made (a changed face makes its run again); a run of units' pieces, the sheet pages, the
+calibration pair and the index are kept as the bytes of the objects they made and spliced into
+the file as they are (compiler.backends.sheets.splice), so a warm build of a large game writes
+its unchanged parts without making or serialising them again. Each page carries MediaBox =
+paper, TrimBox = the piece grid and BleedBox = TrimBox grown by the bleed. Bleed: under every
+face lies a copy of it scaled up by the bleed, so a slightly-off cut shows the face's edge
+colour, not white paper; the faces themselves are drawn after all bleeds, so neighbours packed
+edge to edge stay intact.
 """
 
 from __future__ import annotations
