@@ -175,3 +175,32 @@ def test_a_spliced_document_writes_what_it_wrote_whole() -> None:
 def test_unique_chars_keeps_each_character_once_per_font() -> None:
     assert unique_chars([("A", "abca"), ("B", "x"), ("A", "db")]) == (("A", "abcd"), ("B", "x"))
     assert splice.numbering(["a"], [1]) != splice.numbering(["a"], [2])
+
+
+def test_an_unchanged_group_of_runs_is_read_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game of more than GROUP runs: a warm build reads the unchanged group whole and the
+    group of the changed run run by run, and writes the bytes of a cold build."""
+    game = make_game(tmp_path, 32 * (pdf.GROUP + 2))
+    cache = tmp_path / "cache"
+    sheets(loaded(game.folder), tmp_path / "first", cache)
+    groups: list[bool] = []
+    real = pdf._define_kept_group
+
+    def spy(*args: object) -> bool:
+        found = real(*args)  # type: ignore[arg-type]
+        groups.append(found)
+        return found
+
+    monkeypatch.setattr(pdf, "_define_kept_group", spy)
+    again = sheets(loaded(game.folder), tmp_path / "again", cache)
+    assert groups == [True]
+    groups.clear()
+    change_unit(game, 2)  # a unit of the first group (of the first GROUP runs)
+    warm = sheets(loaded(game.folder), tmp_path / "warm", cache)
+    assert groups == [False]
+    assert warm == sheets(loaded(game.folder), tmp_path / "cold", tmp_path / "fresh") != again
+    groups.clear()
+    assert sheets(loaded(game.folder), tmp_path / "warm2", cache) == warm
+    assert groups == [True]  # kept again as a group

@@ -57,6 +57,7 @@ from compiler.backends.sheets.splice import (
     KeptDamaged,
     Segment,
     SplicedDocument,
+    join_segments,
     numbering,
 )
 from compiler.i18n import N_, tr
@@ -261,6 +262,8 @@ class Defined:
     backs: bool = False
     numbering: list[str] = field(default_factory=list)
     """Per part of the document's forms, a digest of their names and object numbers."""
+    run_backs: list[bool] = field(default_factory=list)
+    """Per run, whether a piece of it has a back."""
     kept_faces: list[str] = field(default_factory=list)
     """Where the faces of the runs read back are kept, and their places (cache keys)."""
 
@@ -318,22 +321,124 @@ def _define_forms(
     defined = Defined()
     defined.numbering.append(_numbering_since(pdf, 0))
     item = 0
-    for number, run in enumerate(runs):
-        before = len(pdf.defined)
-        if (
-            not kept
-            or run.key is None
-            or not _define_kept_run(pdf, run, item, slot[1], cache, defined)
-        ):
-            listed = pieces.of_run(number)
-            place = None if run.key is None else places[number]
-            _define_pieces(pdf, listed, item, slot, cache, pictures, defined, run.key, place)
-            defined.numbering.append(_numbering_since(pdf, before))
-        else:
-            defined.kept_faces.append(places[number])
-        item += run.count
+    for start in range(0, len(runs), GROUP):
+        group = runs[start : start + GROUP]
+        key = _group_key(pdf, group, item, slot[1]) if kept else None
+        if key is not None and _define_kept_group(pdf, group, key, cache, defined):
+            item += sum(run.count for run in group)
+            continue
+        made: list[RunMade | None] = []
+        for number, run in enumerate(group, start=start):
+            before = len(pdf.defined)
+            found = _define_kept_run(pdf, run, item, slot[1], cache, defined) if kept else None
+            if found is None:
+                listed = pieces.of_run(number)
+                place = None if run.key is None else places[number]
+                args = (pdf, listed, item, slot, cache, pictures, defined, run.key, place)
+                found = _define_pieces(*args)
+                defined.numbering.append(_numbering_since(pdf, before))
+            else:
+                defined.kept_faces.append(places[number])
+            made.append(found)
+            item += run.count
+        if key is not None:
+            _keep_group(cache, key, group, made, defined, places[start : start + len(group)])
     cache.keep(defined.kept_faces)  # the runs' faces, and the places, while the runs are kept
     return defined
+
+
+GROUP = 8
+"""Keyed runs of pieces kept together as well, back to back: a warm build of a large game
+reads an unchanged group as one entry, not run by run."""
+
+RunMade = tuple[str, Segment]
+"""What a keyed run defined: where it is kept, and its objects."""
+
+
+def _group_key(
+    pdf: PdfDocument, group: Sequence[PieceRun], first: int, height: float
+) -> str | None:
+    """Where a group of runs is kept (None for a group that is not GROUP keyed runs): their
+    keys, the item they start at, the faces' height, the object number the group starts at
+    and the fonts reserved before it (what decides every run's place and objects)."""
+    keys = [run.key for run in group]
+    if len(group) != GROUP or None in keys:
+        return None
+    runs = hashlib.sha256(":".join(map(str, keys)).encode()).hexdigest()
+    return digest_key(
+        "sheet-run-group", runs, str(first), repr(height), str(pdf.next_number), _fonts(pdf)
+    )
+
+
+def _define_kept_group(
+    pdf: SplicedDocument,
+    group: Sequence[PieceRun],
+    key: str,
+    cache: RenderCache,
+    defined: Defined,
+) -> bool:
+    """Define a group of keyed runs from what the cache kept of it here; False when it kept
+    nothing that fits (its runs are then defined one by one)."""
+    found = cache.get(key)
+    if found is None:
+        return False
+    try:
+        values = marshal.loads(found)
+        runs, keeps = values[:2]
+    except (EOFError, TypeError, ValueError):
+        return False
+    if type(runs) is not tuple or len(runs) != len(group) or not all_of_type(runs, tuple):
+        return False
+    if type(keeps) is not tuple or not all_of_type(keeps, str):
+        return False
+    for run, values_of in zip(group, runs, strict=True):
+        if len(values_of) != 6 or values_of[0] != run.count:
+            return False
+        if not all_of_type(values_of[1:2], bytes) or not all_of_type(values_of[2:4], str):
+            return False
+        if type(values_of[5]) is not str:
+            return False
+    segment = Segment.of(values[2:])
+    if segment is None or not pdf.replay(segment):
+        return False
+    for _count, part, shown, listed, backs, numbered in runs:
+        _add_defined(defined, part, shown, listed, bool(backs))
+        defined.numbering.append(numbered)
+    defined.kept_faces.extend(keeps)  # its runs, their faces and places stay cached
+    return True
+
+
+def _keep_group(
+    cache: RenderCache,
+    key: str,
+    group: Sequence[PieceRun],
+    made: Sequence[RunMade | None],
+    defined: Defined,
+    places: Sequence[str],
+) -> None:
+    """Keep a group of keyed runs, each defined (read back or made) and kept apart, under
+    `key` (_group_key): their objects as one segment (their chunks as they are: the file's
+    identifier is taken over the chunks), what each run tells the document, and the entries
+    the group stands for (kept while it is)."""
+    recorded = [found for found in made if found is not None]
+    if len(recorded) != len(group):
+        return  # a run whose objects could not be recorded: the group is not kept
+    runs = []
+    for offset, run in enumerate(group):
+        at = len(defined.parts) - len(group) + offset
+        part = defined.parts[at]
+        packed = part if isinstance(part, bytes) else marshal.dumps(tuple(map(tuple, part)))
+        backs = defined.run_backs[at]
+        numbered = defined.numbering[at + 1]
+        runs.append((run.count, packed, defined.shown[at], defined.listed[at], backs, numbered))
+    kept = [kept for kept, _segment in recorded]
+    keeps = (*kept, *map(_faces_key, kept), *places)
+    cache.put(
+        key,
+        marshal.dumps(
+            (tuple(runs), keeps, *join_segments([seg for _kept, seg in recorded]).values())
+        ),
+    )
 
 
 def _place_key(kind: str, number: int, height: float) -> str:
@@ -430,9 +535,10 @@ def _define_pieces(
     defined: Defined,
     key: str | None,
     place: str | None = None,
-) -> None:
+) -> RunMade | None:
     """Define the faces of some pieces (the first one item `first` of the document); with
-    `key` (a run's), their forms are drawn as one run and kept under it."""
+    `key` (a run's), their forms are drawn as one run and kept under it (where, and its
+    objects, are returned)."""
     height = slot[1]
     forms: Forms = {}
     drawn: list[tuple[tuple[int, str], str, FaceRef]] = []
@@ -476,7 +582,10 @@ def _define_pieces(
         kept = _kept_run_key(key, first, height, start_number, fonts)
         cache.put(kept, marshal.dumps(entry))
         _keep_faces(cache, kept, faces, keys, place)
+        _add_defined(defined, (ats, shows), shown, listed, backs)
+        return kept, segment
     _add_defined(defined, (ats, shows), shown, listed, backs)
+    return None
 
 
 def _keep_faces(
@@ -501,6 +610,7 @@ def _add_defined(
     defined.parts.append(part)
     defined.shown.append(shown)
     defined.listed.append(listed)
+    defined.run_backs.append(backs)
     defined.backs = defined.backs or backs
 
 
@@ -522,29 +632,30 @@ def _define_kept_run(
     height: float,
     cache: RenderCache,
     defined: Defined,
-) -> bool:
+) -> RunMade | None:
     """Define a keyed run of pieces from what the cache kept of it here (its objects spliced
-    as they were written); False when it kept nothing that fits (the run is then listed and
-    defined again)."""
-    assert run.key is not None
+    as they were written): where it is kept and its objects; None when it kept nothing that
+    fits, or the run has no key (the run is then listed and defined again)."""
+    if run.key is None:
+        return None
     kept = _kept_run_key(run.key, first, height, pdf.next_number, _fonts(pdf))
     found = cache.get(kept)
     if found is None:
-        return False
+        return None
     try:
         values = marshal.loads(found)
         count, shown, listed, backs, part = values[:5]
     except (EOFError, TypeError, ValueError):
-        return False
+        return None
     if not (all_of_type((shown, listed), str) and type(part) is bytes and count == run.count):
-        return False
+        return None
     segment = Segment.of(values[5:])
     if segment is None or not pdf.replay(segment):
-        return False
+        return None
     defined.kept_faces.append(_faces_key(kept))  # its faces stay cached while it is
     _add_defined(defined, part, shown, listed, bool(backs))
     defined.numbering.append(segment.numbered)
-    return True
+    return kept, segment
 
 
 def _shown_digest(forms: Forms, pieces: Sequence[Piece]) -> str:

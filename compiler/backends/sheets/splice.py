@@ -24,6 +24,7 @@ import marshal
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
+from itertools import chain
 from typing import Any
 
 from compiler.backends.keptrecord import all_of_type
@@ -125,6 +126,28 @@ def _chunk(first: int, parts: list[bytes], offsets: array[int]) -> Chunk:
     and digest."""
     blob = b"".join(parts)
     return first, blob, offsets.tobytes(), hashlib.md5(blob).digest()
+
+
+def join_segments(segments: Sequence[Segment]) -> Segment:
+    """Segments made back to back as one (their chunks as they are)."""
+    names: list[str] = []
+    tags: list[bytes] = []
+    numbers: list[int] = []
+    for segment in segments:
+        named = segment.named()
+        names += named[0]
+        tags += named[1]
+        numbers += named[2]
+    return Segment(
+        segments[0].start,
+        segments[-1].end,
+        tuple(chain.from_iterable(segment.chunks for segment in segments)),
+        tuple(chain.from_iterable(segment.fonts for segment in segments)),
+        unique_chars(chain.from_iterable(segment.chars for segment in segments)),
+        tuple(chain.from_iterable(segment.pages for segment in segments)),
+        numbering(names, numbers),
+        marshal.dumps((tuple(names), tuple(tags), tuple(numbers))),
+    )
 
 
 def numbering(names: Sequence[str], numbers: Sequence[int]) -> str:
