@@ -11,8 +11,9 @@ import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from compiler.backends.art.colours import RGB, parse_colour
 from compiler.backends.art.counters import block_drawing, unit_drawing
@@ -28,7 +29,6 @@ from compiler.backends.art.display import (
     scaled_drawing,
 )
 from compiler.backends.art.fonts import text_width
-from compiler.backends.art.identity import unit_identity
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.pergame import PerGame, PerGameMemo
 from compiler.backends.rendercache import cache_key
@@ -143,14 +143,22 @@ def _loads(data: bytes) -> Any:
 _MEASURES: PerGame[Measures] = PerGame(Measures)
 
 
+_PIECES = operator.attrgetter("pieces")
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
+
+
 class RowLooks:
     """What decides how each row of a game's charts looks: the row's content digest
-    (compiler.model.digests: the aids tell those of the rows they read back) and the looks of
-    the pieces it shows (art.identity), worked out once per row for a build (a tab of the
-    module's charts shares its rows with the printed chart; a chart's key, its measured
-    blocks and its printed parts are keyed on them). Digests instead of the rows' repr: at
-    8,000 counters the orders of battle are some 16,000 rows, each spelled out twice every
-    build."""
+    (compiler.model.digests: the aids tell those of the rows they read back) and the content
+    digests of the units of the pieces it shows, worked out once per row for a build (a tab
+    of the module's charts shares its rows with the printed chart; a chart's key, its
+    measured blocks and its printed parts are keyed on them). What else a piece is drawn with
+    (its unit's type, nationality, side and layout: see art.identity) is one digest for the
+    whole game, `kin`, in the key of every chart and part that shows pieces: a unit's own
+    identity is not worked out for every piece (at 8,000 counters 8,000 of them, most of a
+    warm build's chart keys). Digests instead of the rows' repr: at 8,000 counters the
+    orders of battle are some 16,000 rows, each spelled out twice every build."""
 
     def __init__(self, game: GameData) -> None:
         self.game = game
@@ -159,6 +167,17 @@ class RowLooks:
         self.pieces: dict[str, str] = {}
         """A piece's reference (`unit-id` or `unit-id:back`) → its look (its unit's)."""
         self._terrain: str | None = None
+        self._kin: str | None = None
+
+    def kin(self) -> str:
+        """A digest of every record a unit's face is drawn with besides the unit (the unit
+        types, nationalities, sides and layouts: a superset of art.identity.unit_identity's),
+        worked out once for the build."""
+        if self._kin is None:
+            game = self.game
+            shared = (game.unit_types, game.game.nationalities, game.game.sides, game.layouts)
+            self._kin = hashlib.sha256(repr(shared).encode("utf-8")).hexdigest()
+        return self._kin
 
     def terrain(self) -> str:
         """A digest of the game's terrain (its colours colour the charts' swatches), worked
@@ -169,8 +188,9 @@ class RowLooks:
         return self._terrain
 
     def look(self, row: Row) -> str:
-        """The row's look: its content digest, then one identity per piece ("" for a piece
-        whose unit the game does not have)."""
+        """The row's look: its content digest, then one unit's content digest per piece (""
+        for a piece whose unit the game does not have; the `kin` of the game's units is
+        the chart's)."""
         found = self.found.get(id(row))
         if found is not None and found[0] is row:
             return found[1]
@@ -186,26 +206,27 @@ class RowLooks:
             made = zip(new, self._looks(new), strict=True)
             self.found.update(zip(map(id, new), made, strict=True))
             hits = list(map(self.found.get, map(id, rows)))
+        whole = cast("list[tuple[Row, str]]", hits)  # checked: no None, each the row's own
+        if None not in hits and all(map(operator.is_, map(_FIRST, whole), rows)):
+            return list(map(_SECOND, whole))
         return [
             hit[1] if hit is not None and hit[0] is row else self._look(row)
             for row, hit in zip(rows, hits, strict=True)
         ]
 
     def _looks(self, rows: Sequence[Row]) -> list[str]:
-        """The looks of rows not seen before, worked out (see look)."""
+        """The looks of rows not seen before, worked out (see look), in passes that stay in C
+        but for each row's digest and each piece not seen before."""
         values = list(map(content_digest, rows))
-        pieces = [row.pieces for row in rows]
+        pieces = list(map(_PIECES, rows))
         if not any(pieces):
             return values
         known = self.pieces
-        for refs in pieces:
-            for ref in refs:
-                if ref not in known:
-                    known[ref] = self._piece(ref)
-        return [
-            ":".join((value, *map(known.__getitem__, refs))) if refs else value
-            for value, refs in zip(values, pieces, strict=True)
-        ]
+        for ref in set(chain.from_iterable(pieces)).difference(known):
+            self._piece(ref)
+        # (digest,) + (each piece's look, ...) joined by ":" (the digest alone for no piece)
+        shown = map(tuple, map(map, repeat(known.__getitem__), pieces))
+        return list(map(":".join, map(operator.add, zip(values), shown)))
 
     def _look(self, row: Row) -> str:
         value = content_digest(row)
@@ -215,11 +236,12 @@ class RowLooks:
         return value
 
     def _piece(self, ref: str) -> str:
-        """A piece's look ("" for a unit the game does not have), by its reference."""
+        """A piece's look: its unit's content digest ("" for a unit the game does not have),
+        by its reference (the side it shows is in the row's digest)."""
         found = self.pieces.get(ref)
         if found is None:
             unit = self.game.unit(ref.partition(":")[0])
-            found = "" if unit is None else unit_identity(self.game, unit)
+            found = "" if unit is None else content_digest(unit)
             self.pieces[ref] = found
         return found
 
@@ -343,9 +365,6 @@ def _piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
     if unit_type is not None and unit_type.shape == "block":
         return block_drawing(game, unit, "label", lang)
     return unit_drawing(game, unit, "back" if side == "back" else "front", lang)
-
-
-_PIECES = operator.attrgetter("pieces")
 
 
 def _pieces_width(chart: Chart) -> float:
@@ -683,7 +702,8 @@ def part_identity(
     widths = tuple(table.grid.widths)
     terrain = sorted(table.terrain.items()) if table.swatch_room else []
     shape = (table.swatch_room, table.with_pieces)
-    return (lang, width, widths, shape, plan.title, notes, header, terrain, rows)
+    kin = row_looks(game).kin() if table.with_pieces else ""
+    return (lang, width, widths, shape, plan.title, notes, header, terrain, kin, rows)
 
 
 def chart_height_pt(drawing: Drawing, width_pt: float) -> float:
