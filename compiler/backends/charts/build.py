@@ -112,14 +112,15 @@ def charts_rendered(game: GameData, options: SheetOptions) -> bool:
 
 
 def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = None) -> str:
-    """What decides how a chart looks: the chart (all but its rows), each row's look (see
-    RowLooks: `rows` remembers them for the build), the terrain colours, what the game's
-    unit faces are drawn with when a row shows pieces (RowLooks.kin) and the code."""
+    """What decides how a chart looks: the chart (all but its rows: RowLooks.head), each
+    row's look (see RowLooks: `rows` remembers them for the build), the terrain colours, what
+    the game's unit faces are drawn with when a row shows pieces (RowLooks.kin) and the
+    code."""
     looks = rows or RowLooks(game)
     joined = ";".join(looks.looks(chart.rows))
     shown = hashlib.sha256(joined.encode("ascii")).hexdigest()
     kin = looks.kin() if ":" in joined else ""  # a row's look has a ":" when it shows pieces
-    head = replace(chart, rows=())
+    head = looks.head(chart)
     return cache_key("chart", charts_fingerprint(), lang, head, looks.terrain(), kin, shown)
 
 

@@ -9,7 +9,7 @@ import marshal
 import math
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from itertools import chain, repeat
 from pathlib import Path
@@ -144,6 +144,8 @@ _MEASURES: PerGame[Measures] = PerGame(Measures)
 
 
 _PIECES = operator.attrgetter("pieces")
+CHART_HEAD = tuple(f.name for f in fields(Chart) if f.repr and f.name != "rows")
+"""A chart's fields in its repr, but its rows."""
 _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 
@@ -168,6 +170,8 @@ class RowLooks:
         """A piece's reference (`unit-id` or `unit-id:back`) → its look (its unit's)."""
         self._terrain: str | None = None
         self._kin: str | None = None
+        self.reprs: dict[int, tuple[object, str]] = {}
+        """id(value) → (the value, its repr), for the charts' fields (see head)."""
 
     def kin(self) -> str:
         """A digest of every record a unit's face is drawn with besides the unit (the unit
@@ -178,6 +182,21 @@ class RowLooks:
             shared = (game.unit_types, game.game.nationalities, game.game.sides, game.layouts)
             self._kin = hashlib.sha256(repr(shared).encode("utf-8")).hexdigest()
         return self._kin
+
+    def head(self, chart: Chart) -> str:
+        """The repr of each of the chart's fields but its rows, one after the other: what a
+        chart shows besides its rows. Each field's repr is remembered by the value's identity
+        for the build: the module's tabs of a long chart (hundreds of them at 8,000 counters)
+        share its columns and footnotes."""
+        return ", ".join(map(self._repr, map(getattr, repeat(chart), CHART_HEAD)))
+
+    def _repr(self, value: object) -> str:
+        found = self.reprs.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        text = repr(value)
+        self.reprs[id(value)] = (value, text)
+        return text
 
     def terrain(self) -> str:
         """A digest of the game's terrain (its colours colour the charts' swatches), worked

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import operator
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import accumulate, chain, repeat
 from typing import Any
 
 from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
@@ -528,26 +530,36 @@ class PdfDocument:
         )
         catalog = self._put(self._reserve(), {"Type": Name("Catalog"), "Pages": self.pages_ref})
         info_ref = self._put(self._reserve(), {"Producer": "countermix", **info})
-        out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-        offsets: list[int] = []
-        at = len(out)
-        parts: list[bytes] = []
-        for number in range(1, self.next_number):
-            head = b"%d 0 obj\n" % number
-            body = self.objects[number]
-            offsets.append(at)
-            parts += (head, body, b"\nendobj\n")
-            at += len(head) + len(body) + 8
-        out += b"".join(parts)
-        xref = len(out)
-        out += b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
-        out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-        ident = Raw(b"<" + hashlib.md5(out).hexdigest().upper().encode("ascii") + b">")
+        body, offsets = _objects_bytes(self.objects, self.next_number)
+        xref = b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
+        xref += b"".join(map(XREF_ENTRY.__mod__, offsets))
+        identifier = hashlib.md5(body)  # of the file up to its trailer
+        identifier.update(xref)
+        ident = Raw(b"<" + identifier.hexdigest().upper().encode("ascii") + b">")
         trailer = {
             "Size": self.next_number,
             "Root": catalog,
             "Info": info_ref,
             "ID": [ident, ident],
         }
-        out += b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % xref
-        return bytes(out)
+        tail = b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % len(body)
+        return b"".join((body, xref, tail))
+
+
+HEADER = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+END_OBJECT = b"\nendobj\n"
+XREF_ENTRY = b"%010d 00000 n \n"
+
+
+def _objects_bytes(objects: Mapping[int, bytes], end: int) -> tuple[bytes, list[int]]:
+    """The file's header and objects 1 to `end` - 1 written out, and where each starts (in
+    passes that stay in C but for each object's first line: a large charts.pdf is thousands
+    of objects)."""
+    numbers = range(1, end)
+    heads = [b"%d 0 obj\n" % number for number in numbers]
+    bodies = list(map(objects.__getitem__, numbers))
+    sizes = map(operator.add, map(len, heads), map(len, bodies))
+    ends = accumulate(map(operator.add, sizes, repeat(len(END_OBJECT))), initial=len(HEADER))
+    offsets = list(ends)[:-1]
+    parts = chain.from_iterable(zip(heads, bodies, repeat(END_OBJECT)))
+    return b"".join(chain((HEADER,), parts)), offsets
