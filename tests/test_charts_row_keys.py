@@ -11,16 +11,19 @@ from pathlib import Path
 import pytest
 
 from compiler.backends.charts.build import all_charts, chart_key, paged
-from compiler.backends.charts.table import RowLooks
+from compiler.backends.charts.pages import room
+from compiler.backends.charts.table import RowLooks, part_identity, part_plans
 from compiler.load.aids import player_aids
 from compiler.load.game import load_game
 from compiler.model import digests
 from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
+from compiler.model.units import Unit
 from tests.conftest import game_with_aids
 
 loaded = game_with_aids
+PAGE = (595.0, 842.0)
 
 
 @pytest.fixture
@@ -131,3 +134,65 @@ def test_rows_looked_at_together_look_as_one_by_one(game: GameData) -> None:
         together.found[id(row)] == (row, look) for row, look in zip(rows, looks, strict=True)
     )
     assert len(set(looks[:3])) == 3 and looks[0] == looks[-1]
+
+
+def without_pieces(game: GameData) -> Chart:
+    """A chart whose rows show no piece."""
+    return next(c for c in (*game.charts, *game.aids) if not any(r.pieces for r in c.rows))
+
+
+def test_what_every_face_is_drawn_with_keys_the_charts_with_pieces(game: GameData) -> None:
+    """A unit type changed (what a piece is drawn with besides its unit: RowLooks.kin) keys a
+    chart that shows pieces anew, and its printed parts; a chart without pieces keeps its key."""
+    pieces, plain = with_pieces(game), without_pieces(game)
+    kind = replace(game.unit_types[0], name=Text("Another type"))
+    changed = replace(game, unit_types=(kind, *game.unit_types[1:]))
+    assert chart_key(changed, pieces, "en") != chart_key(game, pieces, "en")
+    assert chart_key(changed, plain, "en") == chart_key(game, plain, "en")
+    assert RowLooks(changed).kin() != RowLooks(game).kin()
+    width, height = room(PAGE, False)
+    plan = part_plans(game, pieces, "en", width, height)[0]
+    before = part_identity(game, pieces, "en", width, plan)
+    assert part_identity(changed, pieces, "en", width, plan) != before
+
+
+def test_a_chart_key_works_out_no_unit_identity(
+    game: GameData, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piece's look is its unit's content digest: keying the charts works out no unit's
+    face identity (at 8,000 counters that was most of a warm build's chart keys)."""
+    from compiler.backends.art import identity
+
+    worked: list[str] = []
+    real = identity._unit_identity
+
+    def counted(of: GameData, unit: Unit) -> str:
+        worked.append(unit.id)
+        return real(of, unit)
+
+    monkeypatch.setattr(identity, "_unit_identity", counted)
+    rows = RowLooks(game)
+    for chart in all_charts(game, "en"):
+        chart_key(game, chart, "en", rows)
+    assert worked == []
+    chart = with_pieces(game)
+    ref = chart.rows[0].pieces[0]
+    unit = game.unit(ref.partition(":")[0])
+    assert unit is not None and rows.look(chart.rows[0]).split(":")[1] == digests.content_digest(
+        unit
+    )
+
+
+def test_a_tab_s_head_is_remembered_by_its_fields(game: GameData) -> None:
+    """The tabs of a long chart share its columns and footnotes: their reprs are worked out
+    once (RowLooks.head), the tab's own fields (id, title) each time; a tab's head is the
+    repr of its fields but its rows."""
+    rows = RowLooks(game)
+    tabs = all_charts(game, "en")
+    heads = [rows.head(tab) for tab in tabs]
+    shared = {id(tab.columns) for tab in tabs}
+    assert shared <= rows.reprs.keys()
+    for tab, head in zip(tabs, heads, strict=True):
+        assert repr(tab.id) in head and repr(tab.name) in head and repr(tab.columns) in head
+        assert head == RowLooks(game).head(replace(tab, rows=()))
+    assert len(set(heads)) == len(tabs)
