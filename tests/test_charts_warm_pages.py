@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.backends.art.fonts import BOLD, REGULAR
 from compiler.backends.charts import build as charts_build
 from compiler.backends.charts import printed as charts_printed
 from compiler.backends.charts.build import render_charts
@@ -180,3 +181,32 @@ def test_kept_font_programs_give_the_same_bytes(damage: bytes | None) -> None:
     again = _with_text()
     again.kept_fonts, again.keep_font = kept.get, kept.__setitem__
     assert again.write({"Title": "t"}) == plain
+
+
+def _worded(text: str, bold: str) -> Content:
+    canvas = Canvas()
+    canvas.text(REGULAR, 9.0, 0.0, 0.0, text)
+    canvas.text(BOLD, 9.0, 0.0, 5.0, bold)
+    return canvas.content()
+
+
+def test_a_page_run_sets_each_font_s_characters_once() -> None:
+    """A recorded page keeps the text it set as one string per font of its characters, each
+    once (PageRun.chars): a document of replayed pages embeds the fonts' subsets of a document
+    of pages added (the same bytes), adding one string per font per page."""
+    pages = [
+        {"a": _worded("abc", "zz"), "b": _worded("cab", "zy")},
+        {"b": _worded("cab", "zy"), "c": _worded("dd", "x")},
+    ]
+    plain = PdfDocument()
+    for forms in pages:
+        plain.add_page(A4, _page(forms))
+    recorder = PdfDocument()
+    runs = [recorder.record_page(A4, _page(forms)) for forms in pages]
+    assert runs[0].chars == ((REGULAR.name, "abc"), (BOLD.name, "yz"))
+    assert runs[1].chars == ((REGULAR.name, "d"), (BOLD.name, "x"))  # "b" is the first page's
+    expected = plain.write({"Title": "t"})
+    assert recorder.write({"Title": "t"}) == expected
+    replayed = PdfDocument()
+    assert all(replayed.replay_page(PageRun.decode(run.encode())) for run in runs)
+    assert replayed.write({"Title": "t"}) == expected

@@ -154,6 +154,17 @@ def _shown_forms(content: Content, new: set[str]) -> list[tuple[str, Content]]:
     return list(found.items())
 
 
+def _unique_chars(chars: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The text set in each font (font name, characters) as one string per font of its
+    characters, each once and in order: all a font's subset is made of (the characters set
+    in it, whatever their order: fonts.used_glyphs), so a page replayed adds one string per
+    font instead of one per piece of text."""
+    found: dict[str, set[str]] = {}
+    for font_name, text in chars:
+        found.setdefault(font_name, set()).update(text)
+    return tuple((font_name, "".join(sorted(found[font_name]))) for font_name in sorted(found))
+
+
 def _nowhere(_key: str, _data: bytes) -> None:
     """No cache to keep font programs in."""
 
@@ -412,7 +423,7 @@ class PdfDocument:
             made,
             tuple(self.objects[n] for n in made),
             self.pages[-1].number,
-            tuple(chars),
+            _unique_chars(chars),
         )
 
     def replay_page(self, run: PageRun) -> bool:
