@@ -195,8 +195,8 @@ def test_a_page_run_sets_each_font_s_characters_once() -> None:
     once (PageRun.chars): a document of replayed pages embeds the fonts' subsets of a document
     of pages added (the same bytes), adding one string per font per page."""
     pages = [
-        {"a": _worded("abc", "zz"), "b": _worded("cab", "zy")},
-        {"b": _worded("cab", "zy"), "c": _worded("dd", "x")},
+        {"a": _form("a"), "b": _worded("abc", "zz"), "c": _worded("cab", "zy")},
+        {"c": _worded("cab", "zy"), "d": _worded("dd", "x")},
     ]
     plain = PdfDocument()
     for forms in pages:
@@ -204,9 +204,42 @@ def test_a_page_run_sets_each_font_s_characters_once() -> None:
     recorder = PdfDocument()
     runs = [recorder.record_page(A4, _page(forms)) for forms in pages]
     assert runs[0].chars == ((REGULAR.name, "abc"), (BOLD.name, "yz"))
-    assert runs[1].chars == ((REGULAR.name, "d"), (BOLD.name, "x"))  # "b" is the first page's
+    assert runs[1].chars == ((REGULAR.name, "d"), (BOLD.name, "x"))  # "c" is the first page's
     expected = plain.write({"Title": "t"})
     assert recorder.write({"Title": "t"}) == expected
     replayed = PdfDocument()
     assert all(replayed.replay_page(PageRun.decode(run.encode())) for run in runs)
     assert replayed.write({"Title": "t"}) == expected
+    # the first page reserved the fonts' numbers among its own (after form "a"): its objects
+    # are kept in two pieces, written out as they were; the second page's in one
+    numbers = runs[0].numbers
+    assert numbers[-1] - numbers[0] + 1 > len(numbers)
+    assert len(replayed.written) == 3 and not replayed.objects.keys() & set(numbers)
+
+
+def test_a_document_of_pages_replayed_and_added_is_written_as_one_of_pages_added() -> None:
+    """Pages replayed (their objects kept written out) and pages added after them (their
+    objects written by the document) give the bytes of pages all added, xref offsets too."""
+    pages = [{"a": _worded("abc", "q")}, {"b": _worded("b", "r")}, {"c": _worded("ca", "s")}]
+    plain = PdfDocument()
+    for forms in pages:
+        plain.add_page(A4, _page(forms))
+    expected = plain.write({"Title": "t"})
+    recorder = PdfDocument()
+    runs = [recorder.record_page(A4, _page(forms)) for forms in pages]
+    mixed = PdfDocument()
+    assert mixed.replay_page(runs[0])
+    mixed.add_page(A4, _page(pages[1]))
+    assert mixed.replay_page(runs[2])
+    assert mixed.write({"Title": "t"}) == expected
+
+
+@pytest.mark.parametrize("field", ["written", "ends"])
+def test_a_page_entry_cut_short_is_no_page(field: str) -> None:
+    """A kept page whose written objects do not end where its ends say is no page."""
+    _bytes, (first, _second) = _recorded()
+    cut = replace(first, written=first.written[:-1])
+    if field == "ends":
+        cut = replace(first, ends=(*first.ends[:-1], first.ends[-1] + 1))
+    with pytest.raises(ValueError, match="not a cached page"):
+        PageRun.decode(cut.encode())

@@ -420,7 +420,16 @@ def _kept_page(
         for (name, ref), place in zip(shown, sheet.placed, strict=True)
     ]
     state = (pdf.next_number, pdf.font_numbers())
-    key = cache_key("chart-page", charts_fingerprint(), size, heading, options.lang, where, state)
+    key = cache_key(
+        "chart-page",
+        charts_fingerprint(),
+        PageRun.FORMAT,
+        size,
+        heading,
+        options.lang,
+        where,
+        state,
+    )
     data = cache.get(key)
     if data is not None:
         try:

@@ -106,7 +106,8 @@ class PageRun:
     """A page as the objects it made (see PdfDocument.record_page): the object numbers it
     started and ended at, the fonts reserved before it and by it (name, number), the forms it
     defined (names, names as written, numbers), the forms of earlier pages it showed (name,
-    number), its objects (numbers, bodies), its page object's number and the text it set
+    number), its objects (their numbers, and the objects written out as in the file, one
+    after the other, with where each ends), its page object's number and the text it set
     (font name, characters)."""
 
     start: int
@@ -118,9 +119,13 @@ class PageRun:
     form_numbers: tuple[int, ...]
     outside: tuple[tuple[str, int], ...]
     numbers: tuple[int, ...]
-    bodies: tuple[bytes, ...]
+    written: bytes
+    ends: tuple[int, ...]
     page: int
     chars: tuple[tuple[str, str], ...]
+
+    FORMAT = 2
+    """The version of what a run holds (a key of a kept run holds it)."""
 
     def encode(self) -> bytes:
         """The run as cache bytes."""
@@ -135,9 +140,19 @@ class PageRun:
             run = cls(*values)
         except (EOFError, TypeError, ValueError) as err:
             raise ValueError("not a cached page") from err
-        if len(run.numbers) != len(run.bodies) or len(run.names) != len(run.form_numbers):
+        if not _whole_run(run):
             raise ValueError("not a cached page")
         return run
+
+
+def _whole_run(run: PageRun) -> bool:
+    """Whether a run read back is of the shape record_page gives: as many forms as numbers,
+    as many objects as ends, the ends in order and the last the written bytes' end."""
+    if len(run.names) != len(run.form_numbers) or len(run.numbers) != len(run.ends):
+        return False
+    if type(run.written) is not bytes or list(run.ends) != sorted(run.ends):
+        return False
+    return (run.ends[-1] if run.ends else 0) == len(run.written)
 
 
 def _shown_forms(content: Content, new: set[str]) -> list[tuple[str, Content]]:
@@ -203,6 +218,9 @@ class PdfDocument:
         of the font, its glyphs and the renderers' fingerprint (the installed fonts' too);
         `keep_font` keeps those made."""
         self.keep_font: Callable[[str, bytes], None] = _nowhere
+        self.written: dict[int, tuple[bytes, tuple[int, ...]]] = {}
+        """Objects written out already, by the number of the first of a run of consecutive
+        ones: their bytes as in the file and where each starts in them (pages replayed)."""
         self.defined: list[str] = []
         """The forms' and images' names in the order they were added (a page's own are the
         last ones when it is recorded, see record_page)."""
@@ -330,6 +348,23 @@ class PdfDocument:
             self.chars.setdefault(font_name, set()).add(text)
         self.objects.update(zip(numbers, bodies, strict=True))
 
+    def _add_written(self, numbers: Sequence[int], written: bytes, ends: Sequence[int]) -> None:
+        """Objects written out already (`numbers`, one after the other in `written`, each
+        ending where `ends` says), kept as they are: in one piece for each run of consecutive
+        numbers (a page's, but for the number of a font it reserved, written last)."""
+        if numbers and numbers[-1] - numbers[0] == len(numbers) - 1:  # one run, most often
+            self.written[numbers[0]] = (written, (0, *ends[:-1]))
+            return
+        first = 0
+        for index in range(1, len(numbers) + 1):
+            if index < len(numbers) and numbers[index] == numbers[index - 1] + 1:
+                continue
+            low = ends[first - 1] if first else 0
+            piece = written[low : ends[index - 1]] if first or index < len(numbers) else written
+            starts = tuple(chain((0,), (end - low for end in ends[first : index - 1])))
+            self.written[numbers[first]] = (piece, starts)
+            first = index
+
     def _replay_names(
         self, names: Sequence[str], numbers: Iterable[int], tags: Iterable[bytes]
     ) -> None:
@@ -411,6 +446,7 @@ class PdfDocument:
             else:
                 outside[form_name] = self.forms[form_name].number
         made = tuple(n for n in range(start, self.next_number) if n in self.objects)
+        written, ends = _written(made, list(map(self.objects.__getitem__, made)))
         return PageRun(
             start,
             self.next_number,
@@ -421,7 +457,8 @@ class PdfDocument:
             numbers,
             tuple(sorted(outside.items())),
             made,
-            tuple(self.objects[n] for n in made),
+            written,
+            tuple(ends),
             self.pages[-1].number,
             _unique_chars(chars),
         )
@@ -439,7 +476,8 @@ class PdfDocument:
             found = self.forms.get(form_name)
             if found is None or found.number != number:
                 return False
-        self._replay(run.fonts, run.chars, run.numbers, run.bodies)
+        self._replay(run.fonts, run.chars, (), ())
+        self._add_written(run.numbers, run.written, run.ends)
         self._replay_names(run.names, run.form_numbers, run.tags)
         self.pages.append(Ref(run.page))
         self.next_number = run.end
@@ -541,7 +579,10 @@ class PdfDocument:
         )
         catalog = self._put(self._reserve(), {"Type": Name("Catalog"), "Pages": self.pages_ref})
         info_ref = self._put(self._reserve(), {"Producer": "countermix", **info})
-        body, offsets = _objects_bytes(self.objects, self.next_number)
+        if self.written:
+            body, offsets = _mixed_bytes(self.objects, self.written, self.next_number)
+        else:
+            body, offsets = _objects_bytes(self.objects, self.next_number)
         xref = b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
         xref += b"".join(map(XREF_ENTRY.__mod__, offsets))
         identifier = hashlib.md5(body)  # of the file up to its trailer
@@ -567,10 +608,40 @@ def _objects_bytes(objects: Mapping[int, bytes], end: int) -> tuple[bytes, list[
     passes that stay in C but for each object's first line: a large charts.pdf is thousands
     of objects)."""
     numbers = range(1, end)
+    written, ends = _written(numbers, list(map(objects.__getitem__, numbers)))
+    if not ends:
+        return HEADER, []
+    return HEADER + written, list(chain((len(HEADER),), map(len(HEADER).__add__, ends[:-1])))
+
+
+def _written(numbers: Sequence[int], bodies: Sequence[bytes]) -> tuple[bytes, list[int]]:
+    """Objects written out one after the other as in the file, and where each ends."""
     heads = [b"%d 0 obj\n" % number for number in numbers]
-    bodies = list(map(objects.__getitem__, numbers))
     sizes = map(operator.add, map(len, heads), map(len, bodies))
-    ends = accumulate(map(operator.add, sizes, repeat(len(END_OBJECT))), initial=len(HEADER))
-    offsets = list(ends)[:-1]
-    parts = chain.from_iterable(zip(heads, bodies, repeat(END_OBJECT)))
-    return b"".join(chain((HEADER,), parts)), offsets
+    ends = list(accumulate(map(operator.add, sizes, repeat(len(END_OBJECT)))))
+    return b"".join(chain.from_iterable(zip(heads, bodies, repeat(END_OBJECT)))), ends
+
+
+def _mixed_bytes(
+    objects: Mapping[int, bytes], written: Mapping[int, tuple[bytes, tuple[int, ...]]], end: int
+) -> tuple[bytes, list[int]]:
+    """_objects_bytes for a document with objects written out already (PdfDocument.written):
+    each run of those added as it is, its objects' offsets from where they start in it."""
+    parts = [HEADER]
+    offsets: list[int] = []
+    at, number = len(HEADER), 1
+    while number < end:
+        found = written.get(number)
+        if found is None:
+            head, body = b"%d 0 obj\n" % number, objects[number]
+            parts += (head, body, END_OBJECT)
+            offsets.append(at)
+            at += len(head) + len(body) + len(END_OBJECT)
+            number += 1
+            continue
+        piece, starts = found
+        parts.append(piece)
+        offsets += map(at.__add__, starts)
+        at += len(piece)
+        number += len(starts)
+    return b"".join(parts), offsets
