@@ -105,8 +105,8 @@ def test_a_thumbnail_drawn_again_takes_its_faces_from_the_cache(
     first = thumbs.sheet_thumbs(pdf, doc, options, cold)
     cold.save()
     plan_key, layout, _plan = thumbs._known_layout(doc, options, RenderCache(None))
-    fronts, backs = thumbs._looks(doc)
-    page_keys = thumbs._page_keys(options.page_pt, plan_key, fronts, backs, layout.ranges)
+    looks = thumbs.Looks(doc.runs)
+    page_keys = thumbs._page_keys(options.page_pt, plan_key, looks, layout.ranges)
     rasterised: list[int] = []
 
     def spy(drawing: object, height: int, supersample: int = 4) -> object:

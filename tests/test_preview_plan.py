@@ -16,7 +16,7 @@ from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.sheets.build import sheet_docs
 from compiler.backends.sheets.impose import Rect, impose
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.sheets.pdf import SheetDoc
+from compiler.backends.sheets.pdf import Piece, PieceRun, Pieces, SheetDoc
 from compiler.load.game import load_game
 from tests.conftest import SOURCES
 
@@ -70,35 +70,67 @@ def test_the_plan_gives_the_imposed_pages_and_their_keys(duplex: str) -> None:
     for (first, end, sides), spots in zip(layout.ranges, plan.pages, strict=True):
         assert all(first <= item < end for item, _side, _slot in spots)
         assert {side for _item, side, _slot in spots} == {s for s in (0, 1) if sides >> s & 1}
-    identities = thumbs._identities(doc)
-    assert thumbs._all_face_keys(identities, plan, height) == {
-        thumbs._face_key(ref, slot, height) for faces in pages for ref, slot in faces
-    }
-    fronts, backs = thumbs._looks(doc)
-    if len(layout.heights) == 1:
-        assert thumbs._face_keys_kept(fronts, backs, layout, None, height) >= {
-            thumbs._face_key(ref, slot, height) for faces in pages for ref, slot in faces
-        }
-    keys = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
+    looks = thumbs.Looks(doc.runs)
+    keys = thumbs._page_keys(options.page_pt, "plan", looks, layout.ranges)
     assert len(set(keys)) == len(keys)
-    assert thumbs._page_keys(options.page_pt, "other plan", fronts, backs, layout.ranges) != keys
+    assert thumbs._page_keys(options.page_pt, "other plan", looks, layout.ranges) != keys
 
 
 @pytest.mark.parametrize("piece", [0, 7, -1])
 def test_a_changed_face_changes_the_keys_of_the_pages_it_is_on(piece: int) -> None:
+    """Pieces listed (runs without a key): a piece's changed front changes the keys of the
+    pages it is on, not of every page."""
     doc, options = counters("mirror")
-    plan = thumbs.sheet_plan(doc, options)
+    listed = SheetDoc(doc.title, doc.kind, doc.pieces, doc.slot_mm)
+    plan = thumbs.sheet_plan(listed, options)
     layout = thumbs._layout_of(plan, options.page_pt[1])
-    fronts, backs = thumbs._looks(doc)
-    keys = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
+    keys = thumbs._page_keys(options.page_pt, "plan", thumbs.Looks(listed.runs), layout.ranges)
     number = piece % len(doc.pieces)
-    changed = [*fronts]
-    changed[number] = "unit:en:changed"
-    again = thumbs._page_keys(options.page_pt, "plan", changed, backs, layout.ranges)
+    front = replace(doc.pieces[number].front, identity="unit:en:changed")
+    pieces = [*doc.pieces]
+    pieces[number] = replace(pieces[number], front=front)
+    changed = thumbs.Looks(SheetDoc(doc.title, doc.kind, pieces, doc.slot_mm).runs)
+    again = thumbs._page_keys(options.page_pt, "plan", changed, layout.ranges)
     on = {n for n, spots in enumerate(plan.pages) if (number, 0) in {s[:2] for s in spots}}
     differ = {n for n, (a, b) in enumerate(zip(keys, again, strict=True)) if a != b}
     assert on and on <= differ
     assert len(differ) < len(keys)
+
+
+def keyed(doc: SheetDoc, changed: int) -> SheetDoc:
+    """The document with the key of its run `changed` changed (its pieces the same)."""
+    runs = [
+        replace(run, key=f"{run.key}:changed") if number == changed else run
+        for number, run in enumerate(doc.runs.runs)
+    ]
+    return SheetDoc(doc.title, doc.kind, Pieces(runs), doc.slot_mm)
+
+
+def test_a_runs_changed_key_changes_the_keys_of_the_pages_its_pieces_are_on() -> None:
+    """Runs with keys: the pages of a run whose key changed get other keys, the others keep
+    theirs, and no run is listed to key the pages."""
+    doc, options = counters("mirror")
+    runs = doc.runs.runs
+    assert len(runs) > 2 and runs[1].key is not None
+    plan = thumbs.sheet_plan(doc, options)
+    layout = thumbs._layout_of(plan, options.page_pt[1])
+    unlisted = SheetDoc(doc.title, doc.kind, Pieces(map(never_listed, runs)), doc.slot_mm)
+    keys = thumbs._page_keys(options.page_pt, "plan", thumbs.Looks(unlisted.runs), layout.ranges)
+    changed = thumbs.Looks(keyed(unlisted, 1).runs)
+    again = thumbs._page_keys(options.page_pt, "plan", changed, layout.ranges)
+    first, end = runs[0].count, runs[0].count + runs[1].count
+    on = {n for n, spots in enumerate(plan.pages) if {s[0] for s in spots} & set(range(first, end))}
+    differ = {n for n, (a, b) in enumerate(zip(keys, again, strict=True)) if a != b}
+    assert on and on == differ
+
+
+def never_listed(run: PieceRun) -> PieceRun:
+    """A keyed run that fails when listed; the others as they are."""
+
+    def fail() -> tuple[Piece, ...]:
+        raise AssertionError("a keyed run was listed")
+
+    return replace(run, make=fail) if run.key is not None else run
 
 
 def test_a_plan_is_kept_and_read_back(tmp_path: Path) -> None:
@@ -108,20 +140,26 @@ def test_a_plan_is_kept_and_read_back(tmp_path: Path) -> None:
     assert plan == thumbs.sheet_plan(doc, options)
     cache.save()
     again = RenderCache(tmp_path / "preview.pack")
-    assert thumbs._known_layout(doc, options, again) == (key, layout, None)
-    assert again.hits == 1 and again.misses == 0
+    unlisted = SheetDoc(doc.title, doc.kind, Pieces(map(never_listed, doc.runs.runs)), doc.slot_mm)
+    assert thumbs._known_layout(unlisted, options, again) == (key, layout, None)
+    assert again.hits == 2 and again.misses == 0  # the runs' shapes, the layout
     for number, spots in enumerate(plan.pages):
         found = again.get(key + thumbs.PAGE_SPOTS + str(number))
-        assert thumbs._read_page(found, doc, len(layout.slots), layout.ranges[number]) == spots
+        looks = thumbs.Looks(doc.runs)
+        assert thumbs._read_page(found, looks, len(layout.slots), layout.ranges[number]) == spots
 
 
 def test_a_plan_for_other_copies_is_not_this_documents() -> None:
     doc, options = counters("mirror")
     more = replace(doc, pieces=(replace(doc.pieces[0], copies=9), *doc.pieces[1:]))
     fewer = replace(doc, pieces=(replace(doc.pieces[0], back=None), *doc.pieces[1:]))
-    keys = {thumbs._plan_key(d, options) for d in (doc, more, fewer)}
-    keys.add(thumbs._plan_key(doc, SheetOptions(duplex="none")))
+    keys = {plan_key(d, options) for d in (doc, more, fewer)}
+    keys.add(plan_key(doc, SheetOptions(duplex="none")))
     assert len(keys) == 4
+
+
+def plan_key(doc: SheetDoc, options: SheetOptions) -> str:
+    return thumbs._plan_key(doc, options, thumbs._shapes(doc, RenderCache(None)))
 
 
 SLOT = (1.0, 2.0, 3.0, 4.0)
@@ -151,7 +189,7 @@ def test_a_layout_entry_of_another_shape_is_a_miss(tmp_path: Path, entry_bytes: 
     assert thumbs._read_layout(marshal.dumps(((SLOT,), ((0, 1, 1),), (3,))), len(doc.pieces))
     assert thumbs._read_layout(entry_bytes, len(doc.pieces)) is None
     cache = RenderCache(tmp_path / "preview.pack")
-    cache.put(thumbs._plan_key(doc, options) + thumbs.LAYOUT, entry_bytes)
+    cache.put(plan_key(doc, options) + thumbs.LAYOUT, entry_bytes)
     assert thumbs._known_layout(doc, options, cache)[2] == thumbs.sheet_plan(doc, options)
 
 
@@ -178,15 +216,17 @@ def spots(*found: tuple[int, ...] | tuple[float, ...]) -> bytes:
 )
 def test_a_page_entry_of_another_shape_is_a_miss(entry_bytes: bytes | None) -> None:
     doc, _options = counters("mirror")
-    assert thumbs._read_page(spots((0, 0, 0)), doc, 1, (0, 5, 1)) == ((0, 0, 0),)
-    assert thumbs._read_page(entry_bytes, doc, 1, (0, 5, 1)) is None
+    looks = thumbs.Looks(doc.runs)
+    assert thumbs._read_page(spots((0, 0, 0)), looks, 1, (0, 5, 1)) == ((0, 0, 0),)
+    assert thumbs._read_page(entry_bytes, looks, 1, (0, 5, 1)) is None
 
 
 def test_a_back_the_piece_does_not_have_is_a_miss() -> None:
     doc, _options = counters("mirror")
     doc = replace(doc, pieces=(replace(doc.pieces[0], back=None), *doc.pieces[1:]))
-    assert thumbs._read_page(spots((0, 1, 0)), doc, 1, (0, 1, 3)) is None
-    assert thumbs._read_page(spots((0, 0, 0)), doc, 1, (0, 1, 3)) is not None
+    looks = thumbs.Looks(doc.runs)
+    assert thumbs._read_page(spots((0, 1, 0)), looks, 1, (0, 1, 3)) is None
+    assert thumbs._read_page(spots((0, 0, 0)), looks, 1, (0, 1, 3)) is not None
 
 
 def test_a_page_drawn_again_without_its_spots_is_the_same(tmp_path: Path) -> None:
@@ -201,8 +241,7 @@ def test_a_page_drawn_again_without_its_spots_is_the_same(tmp_path: Path) -> Non
     cold.save()
     warm = RenderCache(pack)
     key, layout, _plan = thumbs._known_layout(doc, options, warm)
-    fronts, backs = thumbs._looks(doc)
-    for page in thumbs._page_keys(options.page_pt, key, fronts, backs, layout.ranges):
+    for page in thumbs._page_keys(options.page_pt, key, thumbs.Looks(doc.runs), layout.ranges):
         warm.index.pop(page, None)  # every page drawn again
     warm.index.pop(key + thumbs.PAGE_SPOTS + "0")
     assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, warm)] == first
@@ -213,10 +252,10 @@ def test_page_keys_change_with_the_code_that_draws_a_page(monkeypatch: pytest.Mo
     digest of the preview's page code."""
     doc, options = counters("mirror")
     layout = thumbs._layout_of(thumbs.sheet_plan(doc, options), options.page_pt[1])
-    fronts, backs = thumbs._looks(doc)
-    before = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
+    looks = thumbs.Looks(doc.runs)
+    before = thumbs._page_keys(options.page_pt, "plan", looks, layout.ranges)
     monkeypatch.setattr(thumbs, "_plan_code", lambda: "other code")
-    after = thumbs._page_keys(options.page_pt, "plan", fronts, backs, layout.ranges)
+    after = thumbs._page_keys(options.page_pt, "plan", looks, layout.ranges)
     assert not set(after) & set(before)
 
 
@@ -233,11 +272,89 @@ def test_the_faces_of_the_pages_found_stay_in_the_cache(tmp_path: Path) -> None:
     thumbs.sheet_thumbs(pdf, doc, options, cold)
     cold.save()
     height = options.page_pt[1]
-    faces = {thumbs._face_key(ref, slot, height) for p in pages for ref, slot in p}
-    drawn = faces & RenderCache(pack).index.keys()  # the faces not printed from pictures
-    assert drawn
+    faces = [thumbs._faces_key(doc.kind, number) for number in range(len(pages))]
+    kept = RenderCache(pack)
+    assert set(faces) <= kept.index.keys()
+    for number, page in enumerate(pages):  # each page's faces not printed from pictures
+        drawn = {thumbs._face_key(ref, slot, height) for ref, slot in page if not ref.picture}
+        assert thumbs._read_faces(kept.get(faces[number])).keys() == drawn
     for _ in range(AGE_LIMIT + 2):
         warm = RenderCache(pack)
         thumbs.sheet_thumbs(pdf, doc, options, warm)
         warm.save()
-    assert drawn <= RenderCache(pack).index.keys()
+    assert set(faces) <= RenderCache(pack).index.keys()
+
+
+def test_a_warm_build_draws_and_lists_only_the_pages_of_a_changed_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of pieces whose key changed: the pages its pieces are on are drawn again (the
+    same thumbnails: its pieces are the same), the others are read back, and no run with a
+    key is listed but those of the pieces on the pages drawn."""
+    doc, options = counters("mirror")
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
+    cold.save()
+    runs = doc.runs.runs
+    plan = thumbs.sheet_plan(doc, options)
+    starts = [sum(run.count for run in runs[:number]) for number in range(len(runs) + 1)]
+    items = {*range(starts[1], starts[2])}
+    on = [n for n, spots in enumerate(plan.pages) if {s[0] for s in spots} & items]
+    shown = {s[0] for n in on for s in plan.pages[n]}
+    near = {n for n in range(len(runs)) if shown & {*range(starts[n], starts[n + 1])}}
+    assert len(near) < len(runs)
+    listed = [run if n in near else never_listed(run) for n, run in enumerate(runs)]
+    changed = keyed(SheetDoc(doc.title, doc.kind, Pieces(listed), doc.slot_mm), 1)
+    drawn: list[int] = []
+    real = thumbs._draw_page
+
+    def spy(page: tuple[float, float], faces: list[thumbs.Face], *rest: object) -> bytes:
+        drawn.append(len(faces))
+        return real(page, faces, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(thumbs, "_draw_page", spy)
+    warm = RenderCache(pack)
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, changed, options, warm)] == first
+    assert drawn == [len(plan.pages[n]) for n in on]
+
+
+def garbled_faces(page: list[thumbs.Face], height: float) -> bytes:
+    """A page's faces entry whose every face's pixels are not pixels."""
+    return marshal.dumps({thumbs._face_key(ref, slot, height): b"garbage" for ref, slot in page})
+
+
+@pytest.mark.parametrize(
+    "entry_bytes",
+    [
+        b"garbage",
+        marshal.dumps(["a list"]),
+        marshal.dumps({1: b"a key not a string"}),
+        marshal.dumps({"key": "pixels not bytes"}),
+        None,  # each face's pixels garbled
+    ],
+)
+def test_a_pages_faces_of_another_shape_are_drawn_again(
+    tmp_path: Path, entry_bytes: bytes | None
+) -> None:
+    """The faces kept at a page's place damaged or of another shape (or a face's pixels
+    that are not pixels): the page is drawn again as it was."""
+    doc, options = counters("mirror")
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
+    cold.save()
+    if entry_bytes is not None:
+        assert thumbs._read_faces(entry_bytes) == {}
+    warm = RenderCache(pack)
+    key, layout, _plan = thumbs._known_layout(doc, options, warm)
+    for page in thumbs._page_keys(options.page_pt, key, thumbs.Looks(doc.runs), layout.ranges):
+        warm.index.pop(page, None)  # every page drawn again
+    for number, page_faces in enumerate(pages):
+        garbled = garbled_faces(page_faces, options.page_pt[1])
+        warm.memory[thumbs._faces_key(doc.kind, number)] = entry_bytes or garbled
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, warm)] == first

@@ -9,13 +9,17 @@ import functools
 import hashlib
 import marshal
 import re
+import zlib
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, compress, repeat
-from operator import add, attrgetter, getitem, itemgetter
+from itertools import accumulate, chain, compress, repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
+
+from PIL import Image
 
 from compiler.backends.art.display import Drawing, Rect
 from compiler.backends.art.pieces import png_bytes
@@ -28,7 +32,8 @@ from compiler.backends.sheets.faces import FaceRef
 from compiler.backends.sheets.impose import Imposition, Placement, impose
 from compiler.backends.sheets.impose import Rect as Slot
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.sheets.pdf import SheetDoc
+from compiler.backends.sheets.pdf import Piece, Pieces, SheetDoc
+from compiler.model.digests import are_digests
 
 THUMB_HEIGHT = 220
 """Pixels: a thumbnail is this tall (its width follows the page)."""
@@ -36,6 +41,9 @@ PAPER = (255, 255, 255)
 EDGE = (150, 150, 150)
 PICTURE = (200, 200, 200)
 """A face printed from an image file is a grey square in a thumbnail."""
+FORMAT = "2"
+"""In the keys of the entries this module keeps (a plan's, a page's, its faces', the runs'
+shapes): entries of another shape are never read."""
 PAGE = re.compile(rb"/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\]")
 
 
@@ -135,30 +143,63 @@ def _spots(
 def _page_faces(doc: SheetDoc, plan: Plan, page: int) -> list[Face]:
     """The faces of one page of the plan, with their slots."""
     return [
-        (_face_ref(doc, item, side), Slot(*plan.slots[number]))
+        (_side(doc.pieces[item], side), Slot(*plan.slots[number]))
         for item, side, number in plan.pages[page]
     ]
 
 
-def _face_ref(doc: SheetDoc, item: int, side: int) -> FaceRef:
-    """The front (side 0) or back (1) of a piece a plan names (a printed one: _read_page)."""
-    piece = doc.pieces[item]
-    ref = piece.back if side else piece.front
-    assert ref is not None
-    return ref
-
-
-def _plan_key(doc: SheetDoc, options: SheetOptions) -> str:
+def _plan_key(doc: SheetDoc, options: SheetOptions, shapes: Sequence[str]) -> str:
     """The cache key of a document's plan: what the imposition is made from (the options,
-    the slot size, each piece's copies and whether it has a back) and the code that makes
-    it (the pieces' parts as the bytes of arrays: thousands of pieces)."""
-    copies = array("q", map(attrgetter("copies"), doc.pieces)).tobytes()
-    backs = bytes(back is not None for back in map(attrgetter("back"), doc.pieces))
-    made = repr((options, doc.slot_mm, len(doc.pieces), _plan_code())).encode()
+    the slot size, and each piece's copies and whether it has a back: the `shapes` of the
+    document's runs, see `_shapes`) and the code that makes it."""
+    made = repr((options, doc.slot_mm, doc.runs.total, _plan_code())).encode()
     digest = hashlib.sha256(made)
-    digest.update(copies)
-    digest.update(backs)
-    return digest_key("preview-plan", digest.hexdigest())
+    digest.update("\0".join(shapes).encode())
+    return digest_key("preview-plan", FORMAT, digest.hexdigest())
+
+
+def _shape(pieces: Sequence[Piece]) -> str:
+    """What the imposition takes of some pieces: their copies and whether each has a back
+    (the bytes of arrays: a digest of both)."""
+    digest = hashlib.sha256(array("q", map(attrgetter("copies"), pieces)).tobytes())
+    digest.update(bytes(back is not None for back in map(attrgetter("back"), pieces)))
+    return digest.hexdigest()
+
+
+def _shapes(doc: SheetDoc, cache: RenderCache) -> list[str]:
+    """The `_shape` of each run of the document's pieces: a run with a key (which decides
+    its pieces) as the last build recorded it in `cache` under that key, without listing it
+    (a warm build of a large game listed every counter again only to find the same plan);
+    the others listed. The record is kept for the next build."""
+    record = digest_key("preview-shapes", FORMAT, doc.kind)
+    kept = _read_shapes(cache.get(record))
+    runs = doc.runs
+    shapes: list[str] = []
+    now: dict[str, str] = {}
+    for number, run in enumerate(runs.runs):
+        shape = kept.get(run.key) if run.key is not None else None
+        if shape is None:
+            shape = _shape(runs.of_run(number))
+        if run.key is not None:
+            now[run.key] = shape
+        shapes.append(shape)
+    if now != kept:
+        cache.put(record, marshal.dumps(now))
+    return shapes
+
+
+def _read_shapes(data: bytes | None) -> dict[str, str]:
+    """A record of runs' shapes read back (run key → shape), when it has the shape `_shapes`
+    writes; empty for any other bytes."""
+    if data is None:
+        return {}
+    try:
+        read = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if type(read) is not dict or not all_of_type(read, str):
+        return {}
+    return read if are_digests(list(read.values())) else {}
 
 
 @functools.cache
@@ -205,9 +246,9 @@ def _known_layout(
     imposed tens of thousands of copies again to find the same pages, then read them all
     back), else the plan made, its layout and each page's spots kept there (the plan is
     given too then). The entries stay as long as the document's pages are asked for."""
-    key = _plan_key(doc, options)
+    key = _plan_key(doc, options, _shapes(doc, cache))
     found = cache.get(key + LAYOUT)
-    layout = _read_layout(found, len(doc.pieces)) if found is not None else None
+    layout = _read_layout(found, doc.runs.total) if found is not None else None
     if layout is not None:
         cache.keep(key + PAGE_SPOTS + str(n) for n in range(len(layout.ranges)))
         return key, layout, None
@@ -257,7 +298,7 @@ def _read_layout(data: bytes, pieces: int) -> Layout | None:
 
 
 def _read_page(
-    data: bytes | None, doc: SheetDoc, slots: int, pieces: tuple[int, int, int]
+    data: bytes | None, looks: Looks, slots: int, pieces: tuple[int, int, int]
 ) -> tuple[Spot, ...] | None:
     """A page's spots read back, when they have the shape `_known_layout` writes and name
     only printed faces of the page's range of `pieces` (and of its sides) and slots there
@@ -277,23 +318,23 @@ def _read_page(
         return None
     if not set(sides) <= {side for side in (0, 1) if pieces[2] & (1 << side)}:
         return None
-    return spots if _names_printed_faces(doc, (items, sides, numbers), slots) else None
+    return spots if _names_printed_faces(looks, (items, sides, numbers), slots) else None
 
 
 def _names_printed_faces(
-    doc: SheetDoc, columns: tuple[list[int], list[int], list[int]], slots: int
+    looks: Looks, columns: tuple[list[int], list[int], list[int]], slots: int
 ) -> bool:
     """Whether each spot (of the plan's `columns`) names a piece of the document, its front
-    or a back it has, and one of `slots` slots (in passes that stay in C)."""
+    or a back it has, and one of `slots` slots (only the runs of the pieces named are
+    listed)."""
     items, sides, numbers = columns
     if not items:
         return True
-    if min(items) < 0 or max(items) >= len(doc.pieces) or not set(sides) <= {0, 1}:
+    if min(items) < 0 or max(items) >= looks.total or not set(sides) <= {0, 1}:
         return False
     if min(numbers) < 0 or max(numbers) >= slots:
         return False
-    backs = list(map(attrgetter("back"), doc.pieces))
-    return None not in map(backs.__getitem__, set(compress(items, sides)))
+    return all(looks.piece(item).back is not None for item in set(compress(items, sides)))
 
 
 def _all(values: object, kind: type) -> bool:
@@ -301,17 +342,66 @@ def _all(values: object, kind: type) -> bool:
     return type(values) is tuple and all_of_type(values, kind)
 
 
+class Looks:
+    """A document's pieces by run, each run listed only when one of its pieces is asked for:
+    a run with a key stands for its pieces' looks by that key (what decides them)."""
+
+    def __init__(self, pieces: Pieces) -> None:
+        self.pieces = pieces
+        self.starts = list(accumulate((run.count for run in pieces.runs), initial=0))
+        """The item each run starts at, then the number of pieces."""
+        self.total = pieces.total
+
+    def piece(self, item: int) -> Piece:
+        """The piece `item` of the document (its run listed)."""
+        number = bisect_right(self.starts, item) - 1
+        return self.pieces.of_run(number)[item - self.starts[number]]
+
+    def part(self, first: int, end: int, sides: int) -> bytes:
+        """What decides the looks of the pieces from `first` to `end` (past the last): of
+        their fronts (`sides` & 1), backs (& 2) or both. For each run they are of, the
+        pieces' place in it and the run's key, or (a run without one) their identities."""
+        parts = []
+        for number in range(bisect_right(self.starts, first) - 1, len(self.pieces.runs)):
+            start = self.starts[number]
+            if start >= end:
+                break
+            low, high = max(first, start) - start, min(end, self.starts[number + 1]) - start
+            if low >= high:
+                continue
+            key = self.pieces.runs[number].key
+            if key is not None:
+                parts.append(f"run:{number}:{low}:{high}:{key}")
+                continue
+            listed = self.pieces.of_run(number)[low:high]
+            fronts = map(attrgetter("front.identity"), listed) if sides & 1 else ()
+            backs = map(attrgetter("back"), listed) if sides & 2 else ()
+            looks = map(getattr, backs, repeat("identity"), repeat(""))  # "" for none
+            parts.append(f"ids:{number}:{low}:{high}:" + "\0".join(fronts))
+            parts.append("\0".join(looks))
+        return "\n".join(parts).encode("utf-8", "surrogatepass")
+
+
 def sheet_thumbs(
     pdf: bytes, doc: SheetDoc, options: SheetOptions, cache: RenderCache
 ) -> list[Thumb]:
-    """A thumbnail of every page of a sheet PDF: its sheets drawn from the faces' display
-    lists (from the cache when the page was drawn before; a page drawn again takes the faces'
-    pixels from the cache too, so a warm build rasterises only the faces that changed), the
-    rest as outlines."""
-    sizes = page_sizes(pdf)
+    """A thumbnail of every page of a sheet PDF (see `page_thumbs`)."""
+    return page_thumbs(page_sizes(pdf), doc, options, cache)
+
+
+def page_thumbs(
+    sizes: Sequence[tuple[float, float]], doc: SheetDoc, options: SheetOptions, cache: RenderCache
+) -> list[Thumb]:
+    """A thumbnail of every page of a sheet PDF of pages of `sizes`: its sheets drawn from the
+    faces' display lists (from the cache when the page was drawn before; a page drawn again
+    takes the faces' pixels the cache kept of the pages at its place, so a warm build
+    rasterises only the faces that changed), the rest as outlines. A warm build lists only
+    the runs of pieces of the pages it draws, and of those runs that have no key."""
+    looks = Looks(doc.runs)
     plan_key, layout, plan = _known_layout(doc, options, cache)
-    fronts, backs = _looks(doc)
-    keys = _page_keys(options.page_pt, plan_key, fronts, backs, layout.ranges)
+    keys = _page_keys(options.page_pt, plan_key, looks, layout.ranges)
+    faces = [_faces_key(doc.kind, number) for number in range(len(keys))]
+    cache.keep(faces)  # the faces stay as long as their pages do: a page drawn again finds them
     made: dict[str, bytes] = {}
     todo: dict[str, int] = {}
     for index, key in enumerate(keys):
@@ -320,26 +410,22 @@ def sheet_thumbs(
             made[key] = found
         elif key not in todo:
             todo[key] = index
-    if len(layout.heights) > 1 and plan is None:
-        plan = sheet_plan(doc, options)  # faces of several heights: each face's own key
-    # the faces stay as long as their pages do: a page drawn again finds them
-    cache.keep(_face_keys_kept(fronts, backs, layout, plan, options.page_pt[1]))
     drawings: dict[str, Drawing] = {}
     jobs = []
     for index in todo.values():
         spots = plan.pages[index] if plan is not None else None
         if spots is None:
             found = cache.get(plan_key + PAGE_SPOTS + str(index))
-            spots = _read_page(found, doc, len(layout.slots), layout.ranges[index])
+            spots = _read_page(found, looks, len(layout.slots), layout.ranges[index])
         if spots is None:  # missing or damaged: the plan made again (the same spots)
             plan = _plan_kept(doc, options, cache, plan_key)
             spots = plan.pages[index]
-        faces = [(_face_ref(doc, item, side), Slot(*layout.slots[n])) for item, side, n in spots]
-        jobs.append(partial(_draw_page, options.page_pt, faces, drawings, cache.get))
-    for key, result in zip(todo, parallel_map(jobs), strict=True):
-        png, drawn = marshal.loads(result)
-        for face_key, pixels in drawn.items():
-            cache.put(face_key, pixels)
+        shown = [(_side(looks.piece(i), side), Slot(*layout.slots[n])) for i, side, n in spots]
+        known = _known_faces(cache, faces, index).get
+        jobs.append(partial(_draw_page, options.page_pt, shown, drawings, known))
+    for (key, index), result in zip(todo.items(), parallel_map(jobs), strict=True):
+        png, used = marshal.loads(result)
+        cache.put(faces[index], marshal.dumps(used))
         cache.put(key, png)
         made[key] = png
     thumbs = []
@@ -349,78 +435,66 @@ def sheet_thumbs(
     return thumbs
 
 
+def _side(piece: Piece, side: int) -> FaceRef:
+    """The front (side 0) or back (1) of a piece a plan names (a printed one: _read_page)."""
+    ref = piece.back if side else piece.front
+    assert ref is not None
+    return ref
+
+
+def _faces_key(kind: str, number: int) -> str:
+    """Where the faces' pixels of page `number` of a document of `kind` are kept: by the
+    page's place, not its key, so that the page drawn again (its key changed) finds them."""
+    return digest_key("preview-page-faces", FORMAT, kind, str(number))
+
+
+def _known_faces(cache: RenderCache, faces: Sequence[str], index: int) -> dict[str, bytes]:
+    """The faces' pixels kept of the page at `index` and of the pages beside it (a piece
+    added or removed moves the faces by a few places), by face key (see `_face_key`)."""
+    known: dict[str, bytes] = {}
+    for number in (index - 1, index + 1, index):
+        if 0 <= number < len(faces):
+            known.update(_read_faces(cache.get(faces[number])))
+    return known
+
+
+def _read_faces(data: bytes | None) -> dict[str, bytes]:
+    """A page's faces read back (face key → pixels), when they have the shape `page_thumbs`
+    writes; empty for any other bytes."""
+    if data is None:
+        return {}
+    try:
+        read = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if type(read) is not dict or not all_of_type(read, str):
+        return {}
+    return read if all_of_type(read.values(), bytes) else {}
+
+
 def _page_head(page: tuple[float, float]) -> bytes:
     """What every page key starts with: the code that draws a page (this module; the faces'
     looks are in the renderer's fingerprint, in every key), the page's size and the height."""
     return f"{_plan_code()}:{page[0]:.3f}x{page[1]:.3f}:{THUMB_HEIGHT}".encode()
 
 
-def _identities(doc: SheetDoc) -> list[tuple[str, str]]:
-    """The identities of each piece's front and back ("" for none: a plan names none)."""
-    return [(p.front.identity, "" if p.back is None else p.back.identity) for p in doc.pieces]
-
-
-def _looks(doc: SheetDoc) -> tuple[list[str], list[str]]:
-    """The identities of the pieces' fronts, and of their backs ("" for none)."""
-    fronts = list(map(attrgetter("front.identity"), doc.pieces))
-    backs = map(attrgetter("back"), doc.pieces)  # None for none: no identity, ""
-    return fronts, list(map(getattr, backs, repeat("identity"), repeat("")))
-
-
 def _page_keys(
     page: tuple[float, float],
     plan_key: str,
-    fronts: list[str],
-    backs: list[str],
+    looks: Looks,
     ranges: Sequence[tuple[int, int, int]],
 ) -> list[str]:
     """The cache key of every page's thumbnail: the page's size, the plan (its key: where
     each face of each page goes), the page's number, then the looks of the fronts, or the
-    backs, or both, of the pieces its faces are of (its range: `fronts` and `backs` of
-    every piece of the document), each page's joined in passes that stay in C."""
+    backs, or both, of the pieces its faces are of (its range: see `Looks.part`)."""
     head = _page_head(page) + plan_key.encode()
     keys = []
     for number, (first, end, sides) in enumerate(ranges):
         digest = hashlib.sha256(head)
         digest.update(f"\n{number}:{first}:{end}:{sides}\n".encode())
-        if sides & 1:
-            digest.update("\0".join(fronts[first:end]).encode())
-        digest.update(b"\n")
-        if sides & 2:
-            digest.update("\0".join(backs[first:end]).encode())
-        keys.append(digest_key("preview-page", digest.hexdigest()))
+        digest.update(looks.part(first, end, sides))
+        keys.append(digest_key("preview-page", FORMAT, digest.hexdigest()))
     return keys
-
-
-def _face_keys_kept(
-    fronts: list[str], backs: list[str], layout: Layout, plan: Plan | None, page_height: float
-) -> set[str]:
-    """The keys of the faces' pixels of every page: with the faces of one height, each
-    face of the pieces at that height (in passes that stay in C); else each face of the
-    `plan` at its own."""
-    if plan is not None and len(layout.heights) > 1:
-        identities = list(zip(fronts, backs, strict=True))
-        return _all_face_keys(identities, plan, page_height)
-    head = digest_key("preview-face", "")
-    tails = [f":{height}:{FACE_SUPERSAMPLE}" for height in layout.heights]
-    looks = set(filter(None, chain(fronts, backs)))
-    keys = (map(head.__add__, map(add, looks, repeat(tail))) for tail in tails)
-    return set(chain.from_iterable(keys))
-
-
-def _spot_looks(identities: list[tuple[str, str]], plan: Plan) -> list[str]:
-    """The look (identity) of every spot of the plan, page after page (in a pass in C)."""
-    items, sides, _numbers = plan.columns
-    return list(map(getitem, map(identities.__getitem__, items), sides))
-
-
-def _all_face_keys(identities: list[tuple[str, str]], plan: Plan, page_height: float) -> set[str]:
-    """The `_face_key` of every face of the plan, in passes that stay in C (a warm build keeps
-    the faces of every page it finds: tens of thousands of keys)."""
-    looks, numbers = _spot_looks(identities, plan), plan.columns[2]
-    head = digest_key("preview-face", "")
-    tails = [f":{_face_pixels(Slot(*slot), page_height)}:{FACE_SUPERSAMPLE}" for slot in plan.slots]
-    return set(map(head.__add__, map(add, looks, map(tails.__getitem__, numbers))))
 
 
 def _face_pixels(slot: Slot, page_height: float) -> int:
@@ -442,9 +516,9 @@ def _draw_page(
 ) -> bytes:
     """A sheet page as a PNG THUMB_HEIGHT tall — the paper and the grey squares of faces
     printed from pictures, then each face rasterised at its size and laid in its slot, as
-    the raster back end lays a drawing's insets — with the faces not in `known`
-    (marshalled: the PNG, then a dict of cache key → the face's width and packed pixels; a
-    face found in `known` is not made)."""
+    the raster back end lays a drawing's insets — with the faces not in `known` (marshalled:
+    the PNG, then a dict of cache key → the face's width and packed pixels of every face
+    rasterised on the page; a face found in `known` is not made)."""
     width, height = page
     ops: list[Rect] = [Rect((0.0, 0.0, width / height, 1.0), PAPER, EDGE, 0.004)]
     for ref, slot in faces:
@@ -454,21 +528,35 @@ def _draw_page(
             ops.append(Rect(box, PICTURE))
     image = rasterize(Drawing(width / height, tuple(ops)), THUMB_HEIGHT)
     scale = (image.width / (width / height), float(THUMB_HEIGHT))
-    new: dict[str, bytes] = {}
+    used: dict[str, bytes] = {}
     for ref, slot in faces:
         if ref.picture is not None:
             continue
         key = _face_key(ref, slot, height)
-        data = new.get(key) or known(key)
-        if data is None:
+        data = used.get(key) or known(key)
+        face = _face_pixels_of(data) if data is not None else None
+        if data is None or face is None:
             drawing = drawings.get(ref.identity)
             if drawing is None:
                 drawing = drawings[ref.identity] = ref.make()
             raster = rasterize(drawing, _face_pixels(slot, height), FACE_SUPERSAMPLE)
-            data = new[key] = marshal.dumps((drawing.width, packed(raster)))
-        face_width, face_pixels = marshal.loads(data)
-        face = unpacked(face_pixels)
+            data = marshal.dumps((drawing.width, packed(raster)))
+            face = (drawing.width, raster)
+        used[key] = data
+        face_width, pixels = face
         left = (slot.x + (slot.w - face_width * slot.h) / 2) / height
         top = (height - slot.top) / height
-        lay(image, face, (round(left * scale[0]), round(top * scale[1])))
-    return marshal.dumps((png_bytes(image), new))
+        lay(image, pixels, (round(left * scale[0]), round(top * scale[1])))
+    return marshal.dumps((png_bytes(image), used))
+
+
+def _face_pixels_of(data: bytes) -> tuple[float, Image.Image] | None:
+    """A face's width and pixels read back from what `_draw_page` keeps of it; None for any
+    other bytes (the face is then rasterised again)."""
+    try:
+        width, pixels = marshal.loads(data)
+        if type(width) not in (float, int) or type(pixels) is not bytes:
+            return None
+        return float(width), unpacked(pixels)
+    except (EOFError, ValueError, TypeError, OSError, zlib.error, UnicodeDecodeError):
+        return None
