@@ -4,9 +4,10 @@ of the edition's cache folder, under a key of what decides it. A warm build look
 with one key worked out in passes that stay in C, and makes again only the runs a changed unit
 is in (an 8,000-counter page made, or looked up, every unit's item on every build).
 
-A run's key holds, for each of its units, its content digest (compiler.model.digests, which
-the loader tells for every unit it read back), its place in the sources (file and line) and
-the names of its images, with the HTML that comes before its item; and what every run shares:
+A run's key holds, for each of its units, a row of its content digest (compiler.model.digests,
+which the loader tells for every unit it read back), its place in the sources (file and line),
+the names of its images and the HTML that comes before its item (the rows made for every
+unit at once, in passes that stay in C); and what every run shares:
 the code that writes them, the renderer's fingerprint (how values are shown: in every
 digest_key), the language and its words, the anchor, the folders links are made relative to
 and how each data file's link is shown. A run whose bytes are damaged is no run (the cache
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from array import array
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -28,7 +28,7 @@ RUNS = "preview-units.pack"
 """The render cache of the runs in an edition's cache folder."""
 OLD_RECORD = "preview-units.marshal"
 """Where the items were kept one by one before: removed when the runs are saved."""
-FORMAT = "countermix-preview-units-2"
+FORMAT = "countermix-preview-units-3"
 RUN_UNITS = 32
 """Units whose items are kept together: an unchanged run costs one look-up."""
 CODE = ("sections.py", "html.py", "kept.py")
@@ -59,11 +59,6 @@ def _working_folder() -> str:
         return "?"
 
 
-Columns = Sequence[Sequence[str]]
-"""What a run's units are, field by field: a column per field, an entry per unit (no entry
-holds a NUL: digests, file names, image names)."""
-
-
 class KeptRuns:
     """Runs of the units section by key, read from the last build's cache and kept there."""
 
@@ -79,17 +74,10 @@ class KeptRuns:
         self.seed.update(len(data).to_bytes(8, "big"))
         self.seed.update(data)
 
-    def run(
-        self,
-        columns: Columns,
-        numbers: array[int],
-        before: Sequence[str],
-        make: Callable[[], str],
-    ) -> str:
-        """The HTML of a run of units, each described by its entry of every column, of
-        `numbers` (their lines) and of `before` (the HTML before its item): the last build's
-        when it kept the same run, else made now and kept."""
-        key = run_key(self.seed, columns, numbers, before)
+    def run(self, rows: Sequence[str], make: Callable[[], str]) -> str:
+        """The HTML of a run of units, each described by its row (see `run_key`): the last
+        build's when it kept the same run, else made now and kept."""
+        key = run_key(self.seed, rows)
         found = self.cache.get(key)
         if found is not None:
             try:
@@ -112,17 +100,10 @@ class KeptRuns:
                 pass
 
 
-def run_key(
-    seed: hashlib._Hash, columns: Columns, numbers: array[int], before: Sequence[str]
-) -> str:
-    """The cache key of a run: `seed` (what every run shares), then each column joined (its
-    length first: no two runs give the same bytes), the numbers' bytes and the repr of the
-    HTML before each item."""
+def run_key(seed: hashlib._Hash, rows: Sequence[str]) -> str:
+    """The cache key of a run: `seed` (what every run shares), then the rows of its units,
+    each a line (a row is its unit's fields joined by NULs: no field holds a NUL or, but the
+    last, a line break; the last is a repr)."""
     digest = seed.copy()
-    for column in columns:
-        data = "\0".join(column).encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    digest.update(numbers.tobytes())
-    digest.update(repr(list(before)).encode("utf-8", "surrogatepass"))
+    digest.update("\n".join(rows).encode("utf-8", "surrogatepass"))
     return digest_key("preview-units", digest.hexdigest())

@@ -3,7 +3,6 @@ cards by deck, scenarios, sheet page thumbnails and charts."""
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -140,18 +139,28 @@ def units_section(ctx: Context) -> str:
         out.append(_run_items(ctx, units, fronts, backs, before))
     else:
         paths = list(map(attrgetter("loc.path"), units))
-        columns = (list(map(content_digest, units)), paths, fronts, backs)
-        lines = array("q", map(attrgetter("loc.line"), units))
         ctx.kept.share(_file_links(ctx, paths))
+        rows = _rows(units, paths, fronts, backs, before)
         for at in range(0, len(units), RUN_UNITS):
             end = at + RUN_UNITS
             make = partial(
                 _run_items, ctx, units[at:end], fronts[at:end], backs[at:end], before[at:end]
             )
-            run = [column[at:end] for column in columns]
-            out.append(ctx.kept.run(run, lines[at:end], before[at:end], make))
+            out.append(ctx.kept.run(rows[at:end], make))
     out.append("</ul>\n</section>\n" if units else "</section>\n")
     return "".join(out)
+
+
+def _rows(
+    units: list[Unit], paths: list[str], fronts: list[str], backs: list[str], before: list[str]
+) -> list[str]:
+    """Each unit's row of what decides its item (see kept.run_key): its content digest, file,
+    image names, line and the repr of the HTML before it, joined by NULs (none of them holds
+    one), in passes that stay in C."""
+    digests = map(content_digest, units)
+    lines = map(str, map(attrgetter("loc.line"), units))
+    fields = zip(digests, paths, fronts, backs, lines, map(repr, before), strict=True)
+    return list(map("\0".join, fields))
 
 
 def _file_links(ctx: Context, paths: list[str]) -> list[str]:
