@@ -1,20 +1,18 @@
-"""The page sizes of the build's PDFs on the preview page (preview.build.pdf_pages): kept in
-the preview's cache under what the file is (name, size, modification time, inode, last
-bytes), so a warm build does not read a large PDF whole again; a file written again, or an
-entry of another shape, is read again."""
+"""The page sizes of the build's PDFs on the preview page (preview.pdfpages.pdf_pages): found
+from the cross-reference table of a PDF countermix's writer wrote, reading a few kilobytes,
+not the whole file; any other PDF is read whole, with the same sizes."""
 
 from __future__ import annotations
 
-import marshal
-import os
 from pathlib import Path
 
 import pytest
 
-from compiler.backends.preview import build, thumbs
-from compiler.backends.rendercache import RenderCache
+from compiler.backends.pdf.content import Canvas
+from compiler.backends.pdf.document import PdfDocument
+from compiler.backends.preview import pdfpages, thumbs
 
-PDF = b"%PDF-1.7\n" + b"".join(b"/MediaBox [0 0 595 842]\n" for _ in range(3))
+SIZES = [(595.2756, 841.8898), (841.8898, 595.2756), (200.0, 100.5)]
 
 
 @pytest.fixture
@@ -27,49 +25,49 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         found.append(len(pdf))
         return real(pdf)
 
-    monkeypatch.setattr(build, "page_sizes", spy)
+    monkeypatch.setattr(pdfpages, "page_sizes", spy)
     return found
 
 
-def test_a_pdfs_pages_are_read_once_until_it_is_written_again(
-    tmp_path: Path, reads: list[int]
-) -> None:
-    path = tmp_path / "counters.pdf"
-    path.write_bytes(PDF)
-    pack = tmp_path / "preview.pack"
-    cache = RenderCache(pack)
-    assert build.pdf_pages(path, cache) == [(595.0, 842.0)] * 3
-    cache.save()
-    again = RenderCache(pack)
-    assert build.pdf_pages(path, again) == [(595.0, 842.0)] * 3
-    assert reads == [len(PDF)]
-    other = tmp_path / "other.pdf"
-    other.write_bytes(PDF + b"/MediaBox [0 0 842 595]\n")
-    os.replace(other, path)  # written again: another inode
-    assert build.pdf_pages(path, again) == [(595.0, 842.0)] * 3 + [(842.0, 595.0)]
-    assert len(reads) == 2
-    assert build.pdf_pages(tmp_path / "missing.pdf", again) is None
-    assert build.pdf_pages(tmp_path, again) is None
+def written(sizes: list[tuple[float, float]]) -> bytes:
+    """A PDF of countermix's writer with pages of `sizes`."""
+    pdf = PdfDocument()
+    for size in sizes:
+        canvas = Canvas()
+        pdf.add_page(size, canvas.content())
+    return pdf.write({"Title": "pages"})
 
 
-@pytest.mark.parametrize(
-    "entry_bytes",
-    [
-        b"",
-        b"garbage",
-        marshal.dumps([(1.0,)]),
-        marshal.dumps([(1, 2)]),
-        marshal.dumps(((1.0, 2.0),)),
-    ],
-)
-def test_page_sizes_of_another_shape_are_read_again(
-    tmp_path: Path, reads: list[int], entry_bytes: bytes
-) -> None:
+def test_the_writers_pdf_is_not_read_whole(tmp_path: Path, reads: list[int]) -> None:
     path = tmp_path / "counters.pdf"
-    path.write_bytes(PDF)
-    cache = RenderCache(None)
-    build.pdf_pages(path, cache)
-    (key,) = cache.memory
-    cache.memory[key] = entry_bytes
-    assert build.pdf_pages(path, cache) == [(595.0, 842.0)] * 3
-    assert len(reads) == 2
+    path.write_bytes(written(SIZES))
+    assert pdfpages.pdf_pages(path) == SIZES == thumbs.page_sizes(path.read_bytes())
+    assert reads == []
+    assert pdfpages.pdf_pages(tmp_path / "missing.pdf") is None
+    assert pdfpages.pdf_pages(tmp_path) is None
+
+
+def damaged(pdf: bytes) -> list[bytes]:
+    """The PDF with its trailer, table, page tree or a page not as the writer writes them."""
+    table = pdf.rindex(b"xref\n")
+    return [
+        pdf[:-1],
+        pdf.replace(b"startxref\n", b"startxref\n1"),
+        pdf[:table] + b"xref\n0 9999\n" + pdf[table + len(b"xref\n0 9\n") :],
+        pdf.replace(b"/Type /Pages /Kids", b"/Type /Pages  /Kids"),
+        pdf.replace(b"/Count 3", b"/Count 2"),
+        pdf.replace(b"/Type /Page /Parent", b"/Type /Page  /Parent", 1),
+        pdf.replace(b"0000000015 00000 n", b"0000000016 00000 n"),
+        b"/MediaBox [0 0 10 20]",
+    ]
+
+
+@pytest.mark.parametrize("number", range(8))
+def test_a_pdf_of_another_shape_is_read_whole(
+    tmp_path: Path, reads: list[int], number: int
+) -> None:
+    pdf = damaged(written(SIZES))[number]
+    path = tmp_path / "other.pdf"
+    path.write_bytes(pdf)
+    assert pdfpages.pdf_pages(path) == thumbs.page_sizes(pdf)
+    assert reads == [len(pdf)]

@@ -12,20 +12,17 @@ random id: the same sources give the same bytes."""
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from itertools import chain
 from pathlib import Path
-from stat import S_ISREG
 from typing import Literal, Protocol
 
 from compiler.backends.charts.build import charts_rendered, render_charts
 from compiler.backends.files import FILE_MODE, Recorded, write_atomically
-from compiler.backends.keptrecord import all_of_type
 from compiler.backends.preview.html import Sources, e, page
 from compiler.backends.preview.kept import RUNS, KeptRuns, shared_part
+from compiler.backends.preview.pdfpages import pdf_pages
 from compiler.backends.preview.sections import (
     Context,
     cards_section,
@@ -36,7 +33,7 @@ from compiler.backends.preview.sections import (
     unit_words,
     units_section,
 )
-from compiler.backends.preview.thumbs import Thumb, page_sizes, page_thumbs
+from compiler.backends.preview.thumbs import Thumb, page_thumbs
 from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.sheets.build import sheet_docs
 from compiler.backends.sheets.options import SheetOptions
@@ -245,11 +242,11 @@ def _thumbs(
     pdfs: list[tuple[str, list[Thumb]]] = []
     for name, (doc, doc_options) in sheet_docs(edition.game, options).items():
         path = folder / f"{edition.prefix}{name}"
-        sizes = pdf_pages(path, cache)
+        sizes = pdf_pages(path)
         if sizes is not None:
             pdfs.append((path.name, page_thumbs(sizes, doc, doc_options, cache)))
     charts = folder / f"{edition.prefix}charts.pdf"
-    sizes = pdf_pages(charts, cache)
+    sizes = pdf_pages(charts)
     cache.save()
     if sizes is not None:
         pdfs.append((charts.name, [Thumb(n, s, None) for n, s in enumerate(sizes, start=1)]))
@@ -257,48 +254,6 @@ def _thumbs(
         f"{name}:{t.number}": t.png for name, thumbs in pdfs for t in thumbs if t.png is not None
     }
     return pdfs, pngs
-
-
-TAIL = 1024
-"""Bytes at the end of a PDF (its cross-reference's place and trailer) in the key of its
-pages' sizes."""
-
-
-def pdf_pages(path: Path, cache: RenderCache) -> list[tuple[float, float]] | None:
-    """The size of each page of a PDF of the build (None: there is no such file), kept in
-    `cache` under the file's name, size, modification time, inode and last bytes (reading a
-    large game's PDFs whole to find their pages cost more than the rest of a warm preview's
-    thumbnails): a file written again is another inode, modified at another time."""
-    try:
-        with open(path, "rb") as handle:
-            stat = os.fstat(handle.fileno())
-            if not S_ISREG(stat.st_mode):
-                return None
-            tail = os.pread(handle.fileno(), TAIL, max(0, stat.st_size - TAIL))
-            made = (path.name, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_dev)
-            key = digest_key("preview-pdf-pages", repr(made), hashlib.sha256(tail).hexdigest())
-            found = _read_sizes(cache.get(key))
-            if found is None:
-                found = page_sizes(handle.read())
-                cache.put(key, marshal.dumps(found))
-            return found
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
-
-
-def _read_sizes(data: bytes | None) -> list[tuple[float, float]] | None:
-    """Page sizes read back, when they have the shape `pdf_pages` keeps; else None."""
-    if data is None:
-        return None
-    try:
-        sizes = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
-        return None
-    if type(sizes) is not list or not all_of_type(sizes, tuple):
-        return None
-    if not set(map(len, sizes)) <= {2} or not all_of_type(chain.from_iterable(sizes), float):
-        return None
-    return sizes
 
 
 def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict[str, str]:
