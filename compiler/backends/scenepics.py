@@ -305,13 +305,16 @@ def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
     wanted = [_wanted(inset, scale) for inset in insets]
     if faces is None:
         _lay_all(image, wanted, None, {})
-    else:
-        image, kept = _lay_kept(image, wanted, faces, scene.support[:1], base_key)
-        if scene.support and base_key is not None:
-            listed = [*scene.support[1:], base_key, *kept, *(want.key for want in wanted)]
-            _keep_support(faces, scene.support[0], listed)
+        _paint(image, scene.overlay.width, over)
+        return _banded_png(image, None)
+    image, kept = _lay_kept(image, wanted, faces, scene.support[:1], base_key)
     _paint(image, scene.overlay.width, over)
-    return _banded_png(image, faces)
+    bands: list[str] = []
+    png = _banded_png(image, faces, bands)
+    if scene.support and base_key is not None:
+        listed = [*scene.support[1:], base_key, *kept, *(want.key for want in wanted), *bands]
+        _keep_support(faces, scene.support[0], listed)
+    return png
 
 
 def _base(
@@ -554,14 +557,17 @@ LEVEL = 1
 """zlib's level for a picture's bands (the level the art package's PNGs use)."""
 
 
-def _banded_png(image: Image.Image, kept: RenderCache | None) -> bytes:
+def _banded_png(
+    image: Image.Image, kept: RenderCache | None, keys: list[str] | None = None
+) -> bytes:
     """An RGB picture as a PNG whose pixel stream is compressed BAND_ROWS rows at a time, each
     band's deflate data ended by a full flush (it refers to no earlier band), so that a band
     whose rows did not change is taken from `kept` under a digest of its rows instead of
     compressed again (one changed piece changes a few bands of a picture of many), with the
     Adler-32 of its stream (the PNG's is theirs combined: a band taken from `kept` is not
     spelled out again). The bytes are the same with or without `kept`: a band is compressed
-    alone either way."""
+    alone either way. The bands' keys are added to `keys` (what the PNG read back keeps: a
+    picture drawn again builds later finds its unchanged bands)."""
     width, height = image.size
     stride = width * 3
     rows = memoryview(image.tobytes())
@@ -569,7 +575,7 @@ def _banded_png(image: Image.Image, kept: RenderCache | None) -> bytes:
     adler = zlib.adler32(b"")
     for top in range(0, height, BAND_ROWS):
         bottom = min(height, top + BAND_ROWS)
-        data, band_adler = _band(rows[top * stride : bottom * stride], stride, kept)
+        data, band_adler = _band(rows[top * stride : bottom * stride], stride, kept, keys)
         adler = adler32_combine(adler, band_adler, (bottom - top) * (stride + 1))
         bands.append(data)
     stream = _ZLIB_HEADER + b"".join(bands) + _LAST_BLOCK + struct.pack(">I", adler)
@@ -577,7 +583,9 @@ def _banded_png(image: Image.Image, kept: RenderCache | None) -> bytes:
     return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b"")
 
 
-def _band(rows: memoryview, stride: int, kept: RenderCache | None) -> tuple[bytes, int]:
+def _band(
+    rows: memoryview, stride: int, kept: RenderCache | None, keys: list[str] | None = None
+) -> tuple[bytes, int]:
     """A band's rows (`stride` bytes each) as raw deflate data ending on a full flush, and the
     Adler-32 of its stream (each row after its filter type, 0); from `kept` under a key of
     the rows, their length, this code and zlib's version when compressed before, else
@@ -588,6 +596,8 @@ def _band(rows: memoryview, stride: int, kept: RenderCache | None) -> tuple[byte
         key = cache_key(
             "scene-band", _fingerprint(), zlib.ZLIB_RUNTIME_VERSION, LEVEL, stride, digest
         )
+        if keys is not None:
+            keys.append(key)
         found = kept.get(key)
         if found is not None and len(found) >= ADLER_SIZE:
             return found[ADLER_SIZE:], int.from_bytes(found[:ADLER_SIZE], "big")
