@@ -31,7 +31,7 @@ OLD_RECORD = "preview-units.marshal"
 FORMAT = "countermix-preview-units-3"
 RUN_UNITS = 32
 """Units whose items are kept together: an unchanged run costs one look-up."""
-CODE = ("sections.py", "html.py", "kept.py")
+CODE = ("sections.py", "html.py", "kept.py", "unitorder.py")
 """The preview code an item is written by (its bytes are in every key)."""
 
 
@@ -74,16 +74,27 @@ class KeptRuns:
         self.seed.update(len(data).to_bytes(8, "big"))
         self.seed.update(data)
 
-    def run(self, rows: Sequence[str], make: Callable[[], str]) -> str:
-        """The HTML of a run of units, each described by its row (see `run_key`): the last
-        build's when it kept the same run, else made now and kept."""
-        key = run_key(self.seed, rows)
+    def key(self, rows: Sequence[str]) -> str:
+        """The key of a run of units, each described by its row (see `run_key`)."""
+        return run_key(self.seed, rows)
+
+    def found(self, key: str) -> str | None:
+        """The HTML of the run kept under `key` by the last build; None when there is none
+        (or its bytes are not text)."""
         found = self.cache.get(key)
+        if found is None:
+            return None
+        try:
+            return found.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return None
+
+    def run(self, key: str, make: Callable[[], str]) -> str:
+        """The HTML of the run of `key`: the last build's when it kept the same run, else
+        made now and kept."""
+        found = self.found(key)
         if found is not None:
-            try:
-                return found.decode("utf-8", "surrogatepass")
-            except UnicodeDecodeError:
-                pass
+            return found
         made = make()
         self.cache.put(key, made.encode("utf-8", "surrogatepass"))
         self.made += 1

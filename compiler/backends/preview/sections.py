@@ -10,9 +10,11 @@ from itertools import chain, groupby
 from operator import attrgetter
 
 from compiler.backends.art.faces import figure
+from compiler.backends.preview import unitorder
 from compiler.backends.preview.html import Sources, e
 from compiler.backends.preview.kept import RUN_UNITS, KeptRuns
 from compiler.backends.preview.thumbs import Thumb
+from compiler.backends.preview.unitorder import Order
 from compiler.backends.vassal.buildfile import ModulePlan
 from compiler.backends.vassal.pieces import Images
 from compiler.diagnostics import Location
@@ -119,36 +121,96 @@ def _opening(ctx: Context, part: str, title: str) -> str:
 def units_section(ctx: Context) -> str:
     """Counters and blocks by side, then by formation (the module's trays): in runs of units
     kept from the last build (see kept), each made again only when one of its units, or what
-    comes before one, changed."""
+    comes before one, changed; the order of the units and the runs' keys kept too (see
+    unitorder), so that a warm build works out again only the runs of the units that
+    changed."""
     game = ctx.game
     if not game.units:
         return ""
-    blocks = _unit_blocks(ctx)
-    units = list(chain.from_iterable(members for _, members in blocks))
-    before = [""] * len(units)
+    out = [_opening(ctx, "units", ctx.tr("Counters and blocks"))]
+    if ctx.kept is None:
+        blocks = _unit_blocks(ctx)
+        units = list(chain.from_iterable(members for _, members in blocks))
+        images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
+        fronts = list(map(attrgetter("front"), images))
+        backs = list(map(attrgetter("back"), images))
+        ctx.name_pictures([*fronts, *filter(None, backs)])
+        out.append(_run_items(ctx, units, fronts, backs, _before(blocks, len(units))))
+    else:
+        out.extend(kept_units(ctx, ctx.kept))
+    out.append("</ul>\n</section>\n")
+    return "".join(out)
+
+
+def _before(blocks: list[tuple[str, list[Unit]]], count: int) -> list[str]:
+    """The HTML before each of `count` units of `blocks` (a block's heading before its
+    first)."""
+    before = [""] * count
     start = 0
     for heading, members in blocks:
         before[start] = heading
         start += len(members)
+    return before
+
+
+def kept_units(ctx: Context, kept: KeptRuns) -> list[str]:
+    """The units' items in runs kept by the last build: when the last build's order of the
+    units is still theirs (see unitorder.Order), only the runs of the units that changed
+    are worked out (their keys, and the items of those not kept); else every run's key."""
+    units = ctx.game.units
+    paths = list(map(attrgetter("loc.path"), units))
+    kept.share(_file_links(ctx, paths))
+    kept.share(unitorder.heading_words(ctx.game, ctx.lang, ctx.tr("Other units")))
     images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
     fronts = list(map(attrgetter("front"), images))
     backs = list(map(attrgetter("back"), images))
     ctx.name_pictures([*fronts, *filter(None, backs)])
-    out = [_opening(ctx, "units", ctx.tr("Counters and blocks"))]
-    if ctx.kept is None:
-        out.append(_run_items(ctx, units, fronts, backs, before))
-    else:
-        paths = list(map(attrgetter("loc.path"), units))
-        ctx.kept.share(_file_links(ctx, paths))
-        rows = _rows(units, paths, fronts, backs, before)
-        for at in range(0, len(units), RUN_UNITS):
-            end = at + RUN_UNITS
-            make = partial(
-                _run_items, ctx, units[at:end], fronts[at:end], backs[at:end], before[at:end]
-            )
-            out.append(ctx.kept.run(rows[at:end], make))
-    out.append("</ul>\n</section>\n" if units else "</section>\n")
-    return "".join(out)
+    facts = unitorder.facts(ctx.game, paths, fronts, backs, kept.seed.hexdigest())
+    order = unitorder.read_order(kept.cache, ctx.anchor, facts, ctx.game, RUN_UNITS)
+    if order is None:
+        blocks = _unit_blocks(ctx)
+        listed = list(chain.from_iterable(members for _, members in blocks))
+        before = _before(blocks, len(listed))
+        order = unitorder.made_order(ctx.game, listed, before, facts, RUN_UNITS)
+    runs = Runs(ctx, kept, order, (fronts, backs, paths))
+    out = [runs.text(number) for number in range(len(order.keys))]
+    unitorder.keep_order(kept.cache, ctx.anchor, order)
+    return out
+
+
+class Runs:
+    """The runs of the units section in the `order` kept (or made): a run that no changed
+    unit is in is read back under the key the order keeps for it; the others are keyed
+    from their units' rows (and the order's keys updated)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        kept: KeptRuns,
+        order: Order,
+        columns: tuple[list[str], list[str], list[str]],
+    ) -> None:
+        self.ctx, self.kept, self.order = ctx, kept, order
+        self.fronts, self.backs, self.paths = columns
+
+    def text(self, number: int) -> str:
+        order = self.order
+        key = order.keys[number]
+        if key is not None:
+            found = self.kept.found(key)
+            if found is not None:
+                return found
+        start = number * order.size
+        indices = order.order[start : start + order.size]
+        units = list(map(self.ctx.game.units.__getitem__, indices))
+        fronts = list(map(self.fronts.__getitem__, indices))
+        backs = list(map(self.backs.__getitem__, indices))
+        paths = list(map(self.paths.__getitem__, indices))
+        before = [order.before.get(at, "") for at in range(start, start + len(indices))]
+        key = self.kept.key(_rows(units, paths, fronts, backs, before))
+        order.keys[number] = key
+        make = partial(_run_items, self.ctx, units, fronts, backs, before)
+        return self.kept.run(key, make)
 
 
 def _rows(
