@@ -144,15 +144,15 @@ def _write_images(
         else:
             _write_new(folder / name, added[name])
     done = set(added)
-    for images, names in files.named:
+    for number, (images, names) in enumerate(files.named, start=1):
         wanted = set(map(PREFIX.__add__, names))
         wanted.difference_update(done)  # by the few written above (a pass over them)
-        done.update(wanted)
+        if number < len(files.named):
+            done.update(wanted)
         new = wanted
         if reused is not None:
             new = wanted.difference(kept)  # one pass over the names, looked up in `kept`
-            reused.update(wanted)
-            reused.difference_update(new)
+            reused.update(wanted.intersection(kept) if new else wanted)
         for name in sorted(new):
             _write_new(folder / name, images[IMAGES + name.removeprefix(PREFIX)])
 

@@ -345,21 +345,20 @@ def thumbs_section(ctx: Context, pdfs: list[tuple[str, list[Thumb]]], thumb: Pic
     if not pdfs:
         return ""
     out = [_opening(ctx, "pdfs", ctx.tr("Print files"))]
+    word = e(ctx.tr("page"))  # escaped once: escaping goes character by character
     for name, thumbs in pdfs:
-        out.append(f'<h4><a href="{e(name)}">{e(name)}</a></h4>\n<ul class="thumbs">\n')
+        shown = e(name)
+        out.append(f'<h4><a href="{shown}">{shown}</a></h4>\n<ul class="thumbs">\n')
         for page in thumbs:
-            label = f"{name}, {ctx.tr('page')} {page.number}"
+            label = f"{shown}, {word} {page.number}"
             if page.png is None:
                 width = round(160 * page.size[0] / page.size[1]) if page.size[1] else 113
-                inner = (
-                    f'<span class="outline" style="width:{width}px">'
-                    f"{e(ctx.tr('page'))} {page.number}</span>"
-                )
+                inner = f'<span class="outline" style="width:{width}px">{word} {page.number}</span>'
             else:
-                inner = _img(thumb(f"{name}:{page.number}"), label)
+                src = e(thumb(f"{name}:{page.number}"))
+                inner = f'<img src="{src}" alt="{label}" loading="lazy" decoding="async">'
             out.append(
-                f'<li><a href="{e(name)}#page={page.number}" aria-label="{e(label)}">'
-                f"{inner}</a></li>\n"
+                f'<li><a href="{shown}#page={page.number}" aria-label="{label}">{inner}</a></li>\n'
             )
         out.append("</ul>\n")
     out.append("</section>\n")
