@@ -10,7 +10,8 @@ import os
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from functools import partial
 from itertools import chain
@@ -58,6 +59,7 @@ from compiler.backends.vassal.buildfile import (
 from compiler.backends.vassal.geometry import MapLayout, box_strip, layout_map
 from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.saves import ZIP_DATE, save_file
+from compiler.backends.vassal.zipindex import ZipIndex, read_index, write_index
 from compiler.gcpause import no_cyclic_gc
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
@@ -121,6 +123,12 @@ class LazyFiles(Mapping[str, bytes]):
                 self._later[name] = later
                 return
         self.put(name, source[key])
+
+    def sizes(self) -> dict[str, int]:
+        """Every file's length by name, none read."""
+        found = {name: size for name, (size, _read) in self._later.items()}
+        found.update(zip(self._files, map(len, self._files.values()), strict=True))
+        return found
 
     def size(self, name: str) -> int:
         """A file's length, without reading it."""
@@ -1030,6 +1038,93 @@ def _zip_entries(
     return entries
 
 
+def _indexed_entries(
+    files: Mapping[str, bytes],
+    listed: ZipIndex,
+    previous: Module,
+    crcs: dict[str, int],
+    kept: RenderCache | None = None,
+) -> list[Item] | None:
+    """`_zip_entries` from the index `listed` of the module before: the images whose CRC-32
+    is known and whose entry before has it and their length (those `_zip_entries` takes as
+    they are in its first test; the same test, made on whole tables at once) go as runs of
+    that module (`KeptRun`), without a record made per entry; the rest as `_zip_entries`
+    makes them. None when the index does not list the module's entries in name order."""
+    names = sorted(files)
+    sizes = files.sizes() if isinstance(files, LazyFiles) else {n: len(files[n]) for n in names}
+    old_crcs = dict(zip(listed.names, listed.crcs, strict=True))
+    old_sizes = dict(zip(listed.names, listed.sizes, strict=True))
+    differ = {name for name, _crc in crcs.items() - old_crcs.items()}
+    differ.update([name for name, _size in sizes.items() - old_sizes.items()])
+    differ.update(sizes.keys() - crcs.keys())
+    changed = _places(names, differ)
+    gone = _places(listed.names, differ.union(old_sizes.keys() - sizes.keys()))
+    view = memoryview(previous)
+    items: list[Item] = []
+    todo: dict[str, int] = {}
+    start = 0
+    for stop in [*changed, len(names)]:
+        if not _kept_runs(items, names[start:stop], listed, gone):
+            return None
+        if stop < len(names):
+            name = names[stop]
+            old = _listed_entry(listed, name, view)
+            entry = _entry_of(files, name, sizes[name], crcs.get(name), old)
+            if entry is None:
+                todo[name] = len(items)
+                entry = NOT_YET
+            items.append((name, entry))
+        start = stop + 1
+    for name, made in _deflate_all({name: files[name] for name in todo}, kept).items():
+        items[todo[name]] = (name, made)
+    return items
+
+
+def _places(names: list[str], differ: set[str]) -> list[int]:
+    """Where in `names` (sorted) lie the entries that are not taken as they are from the
+    module before (`_indexed_entries`): those of `differ`, and all but images (`IMAGES`:
+    one block of the sorted names). In order."""
+    low, high = bisect_left(names, IMAGES), bisect_left(names, IMAGES_END)
+    found = {bisect_left(names, name, low, high) for name in differ}
+    inside = sorted(at for at in found if at < high and names[at] in differ)
+    return [*range(low), *inside, *range(high, len(names))]
+
+
+IMAGES_END = IMAGES[:-1] + chr(ord(IMAGES[-1]) + 1)
+"""What every name under IMAGES sorts before (and no other name after IMAGES does)."""
+
+
+def _kept_runs(items: list[Item], names: list[str], listed: ZipIndex, gone: list[int]) -> bool:
+    """The runs of the module before (`KeptRun`) that hold `names` (one after another in the
+    zip to write, each unchanged), split where the module before holds an entry that goes
+    (`gone`: the places of those in `listed`). False when `listed` does not hold them so."""
+    start, every = 0, listed.names
+    while start < len(names):
+        first = bisect_left(every, names[start])
+        if first == len(every) or every[first] != names[start]:
+            return False
+        following = bisect_right(gone, first)
+        limit = gone[following] if following < len(gone) else len(every)
+        length = min(len(names) - start, limit - first)
+        if every[first + length - 1] != names[start + length - 1]:
+            return False
+        items.append(KeptRun(first, first + length))
+        start += length
+    return True
+
+
+def _listed_entry(listed: ZipIndex, name: str, view: memoryview) -> ZipEntry | None:
+    """The entry `name` of the module before (`view`) as its index lists it, or None."""
+    at = bisect_left(listed.names, name)
+    if at == len(listed.names) or listed.names[at] != name:
+        return None
+    local, end, base = listed.at[at], listed.end[at], listed.directory
+    data_at = local + LOCAL.size + len(name.encode("utf-8"))
+    record, record_end = base + listed.record[at], base + listed.record_end[at]
+    crc, size, deflated = listed.crcs[at], listed.sizes[at], listed.deflated[at]
+    return ZipEntry(crc, size, deflated, view[data_at:end], local, end, record, record_end)
+
+
 NOT_YET = ZipEntry(0, 0, False, b"")
 """The place of an entry deflated once the others are known (`_zip_entries`)."""
 
@@ -1230,46 +1325,92 @@ class OpenModule(NamedTuple):
     fd: int
 
 
-def _zip_parts(entries: list[tuple[str, ZipEntry]], source: OpenModule | None = None) -> list[Part]:
+class KeptRun(NamedTuple):
+    """Entries `start` to `stop` of the module before as its index lists them (`ZipIndex`),
+    unchanged: copied as they lie, in one range, their central records in one."""
+
+    start: int
+    stop: int
+    kept: bool = True
+    """Tells a run from an entry (`Item`) at a glance."""
+
+
+Item = tuple[str, ZipEntry] | KeptRun
+"""An entry of the zip to write (its name and bytes), or a run of the module before."""
+
+
+class Directory:
+    """The central directory as it is made: its pieces, its length so far, and the index of
+    the module written (`ZipIndex`), when one is kept."""
+
+    def __init__(self, record: ZipIndex | None) -> None:
+        self.pieces: list[Buffer] = []
+        self.length = 0
+        self.record = record
+
+
+def _zip_parts(
+    entries: Sequence[Item],
+    source: OpenModule | None = None,
+    kept: ZipIndex | None = None,
+    record: ZipIndex | None = None,
+) -> list[Part]:
     """The zip file zipfile writes for these entries (version 2.0, made on Unix, mode 644, no
     extra fields, UTF-8 flag on non-ASCII names), in one pass: its pieces in order (headers,
     names, the entries' bytes as they are given: a copied entry's is a view into the module
     before, written out without being copied first). Entries that lay one after another in
     the module before, as written here (`ZipEntry.at`), go as one range of it (a warm build's
     module is mostly such runs), and their central records as one, their offsets shifted; a
-    range of the module `source` as a files.FileRange (copied by the kernel)."""
+    range of the module `source` as a files.FileRange (copied by the kernel). A `KeptRun`
+    is such a run as the index `kept` of the module `source` lists it. Where each entry
+    lies in the zip written goes to `record` (its directory and end record to its `tail`)."""
     parts: list[Part] = []
-    central: list[Buffer] = []
-    offset = at = 0
+    central = Directory(record)
+    offset = at = count = 0
     while at < len(entries):
-        name, entry = entries[at]
+        item = entries[at]
         if offset > ZIP64_LIMIT:
-            raise ValueError(f"{name}: zip entries over 2 GB are not written")
+            raise ValueError("zip entries over 2 GB are not written")
+        if isinstance(item, KeptRun):
+            assert kept is not None and source is not None
+            offset = _copy_kept(parts, central, offset, kept, item, source)
+            count += item.stop - item.start
+            at += 1
+            continue
+        name, entry = item
         stop = _run_end(entries, at)
         if stop > at:
-            run = [e for _, e in entries[at:stop]]
-            offset = _copy_run(parts, central, offset, run, source)
+            offset = _copy_run(
+                parts, central, offset, cast(list[tuple[str, ZipEntry]], entries[at:stop]), source
+            )
+            count += stop - at
             at = stop
             continue
         offset = _write_entry(parts, central, offset, name, entry)
+        count += 1
         at += 1
-    directory = b"".join(central)
-    if len(entries) > 0xFFFF or offset > ZIP64_LIMIT:
+    directory = b"".join(central.pieces)
+    if count > 0xFFFF or offset > ZIP64_LIMIT:
         raise ValueError("more than 65,535 entries or 2 GB: zip64 is not written")
-    end = END.pack(b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), offset, 0)
+    end = END.pack(b"PK\x05\x06", 0, 0, count, count, len(directory), offset, 0)
+    if record is not None:
+        record.directory, record.tail = offset, directory + end
     return [*parts, directory, end]
 
 
-def _run_end(entries: list[tuple[str, ZipEntry]], start: int) -> int:
+def _run_end(entries: Sequence[Item], start: int) -> int:
     """Where the run of entries copied as they lie from the same module that starts at
     `start` ends (`start` itself when the entry there is not one of those)."""
-    first = entries[start][1]
+    first = cast(tuple[str, ZipEntry], entries[start])[1]
     data = first.data
     if first.at < 0 or not isinstance(data, memoryview):
         return start
     source, end, record_end = data.obj, first.end, first.record_end
     for stop in range(start + 1, len(entries)):
-        entry = entries[stop][1]
+        item = entries[stop]
+        if isinstance(item, KeptRun):
+            return stop
+        entry = item[1]
         data = entry.data
         if entry.at != end or entry.record != record_end:
             return stop
@@ -1281,14 +1422,15 @@ def _run_end(entries: list[tuple[str, ZipEntry]], start: int) -> int:
 
 def _copy_run(
     parts: list[Part],
-    central: list[Buffer],
+    central: Directory,
     offset: int,
-    run: list[ZipEntry],
+    named: list[tuple[str, ZipEntry]],
     opened: OpenModule | None = None,
 ) -> int:
     """A run of entries (`_run_end`) into `parts` as one range of the module they lie in (a
     FileRange when that is the module `opened`), their central records into `central` as
     one, each record's offset shifted to where the run lies now; the offset after the run."""
+    run = [entry for _name, entry in named]
     first, last = run[0], run[-1]
     assert isinstance(first.data, memoryview)
     lying_in = first.data.obj
@@ -1302,19 +1444,61 @@ def _copy_run(
     shift = offset - first.at
     if last.at + shift > ZIP64_LIMIT:
         raise ValueError("more than 2 GB: zip64 is not written")
+    if central.record is not None:
+        moved = central.length - first.record
+        for name, entry in named:
+            spans = (
+                entry.at + shift,
+                entry.end + shift,
+                entry.record + moved,
+                entry.record_end + moved,
+            )
+            central.record.add(name, entry.crc, entry.size, entry.deflated, spans)
+    central.length += last.record_end - first.record
     if not shift:
-        central.append(records)
+        central.pieces.append(records)
         return offset + last.end - first.at
     shifted, base, pack = bytearray(records), first.record - OFFSET_AT, OFFSET.pack_into
     for entry in run:
         pack(shifted, entry.record - base, entry.at + shift)
-    central.append(shifted)
+    central.pieces.append(shifted)
     return offset + last.end - first.at
+
+
+def _copy_kept(
+    parts: list[Part],
+    central: Directory,
+    offset: int,
+    kept: ZipIndex,
+    run: KeptRun,
+    opened: OpenModule,
+) -> int:
+    """`_copy_run` of a run of the module before as its index `kept` lists it (its entries'
+    places read from the index's lists, no record made per entry); the offset after it."""
+    start, stop = run.start, run.stop
+    last, first_at, base = stop - 1, kept.at[start], kept.directory
+    source = memoryview(opened.mapping)
+    parts.append(FileRange(opened.fd, first_at, source[first_at : kept.end[last]]))
+    records = source[base + kept.record[start] : base + kept.record_end[last]]
+    shift = offset - first_at
+    if kept.at[last] + shift > ZIP64_LIMIT:
+        raise ValueError("more than 2 GB: zip64 is not written")
+    if central.record is not None:
+        central.record.extend(kept, start, stop, shift, central.length - kept.record[start])
+    central.length += len(records)
+    if not shift:
+        central.pieces.append(records)
+        return offset + kept.end[last] - first_at
+    shifted, origin, pack = bytearray(records), kept.record[start] - OFFSET_AT, OFFSET.pack_into
+    for at, local in zip(kept.record[start:stop], kept.at[start:stop], strict=True):
+        pack(shifted, at - origin, local + shift)
+    central.pieces.append(shifted)
+    return offset + kept.end[last] - first_at
 
 
 def _write_entry(
     parts: list[Part],
-    central: list[Buffer],
+    central: Directory,
     offset: int,
     name: str,
     entry: ZipEntry,
@@ -1330,13 +1514,18 @@ def _write_entry(
     common = (flags, method, DOS_TIME, DOS_DATE, entry.crc, size, entry.size)
     local = LOCAL.pack(b"PK\x03\x04", 20, 0, *common, len(encoded), 0)
     parts += [local, encoded, entry.data]
-    central += [
+    central.pieces += [
         CENTRAL.pack(
             b"PK\x01\x02", 20, 3, 20, 0, *common, len(encoded), 0, 0, 0, 0, ATTRIBUTES, offset
         ),
         encoded,
     ]
-    return offset + len(local) + len(encoded) + size
+    end, length = offset + len(local) + len(encoded) + size, CENTRAL.size + len(encoded)
+    if central.record is not None:
+        spans = (offset, end, central.length, central.length + length)
+        central.record.add(name, entry.crc, entry.size, entry.deflated, spans)
+    central.length += length
+    return end
 
 
 Buffer = bytes | bytearray | memoryview
@@ -1384,7 +1573,8 @@ def write_module(
     target = (folder or out_dir / game.game.id) / file_name
     before = out_dir / game.game.id / file_name
     kept = RenderCache(faces.with_name("deflated.pack"))
-    write_zip_file(target, files, before, plan.image_crcs, kept)
+    index = faces.with_name(f"{file_name}.entries")
+    write_zip_file(target, files, before, plan.image_crcs, kept, index)
     step("module")
     return target
 
@@ -1395,19 +1585,26 @@ def write_zip_file(
     before: Path,
     crcs: dict[str, int] | None = None,
     kept: RenderCache | None = None,
+    index: Path | None = None,
 ) -> Path:
     """Write `zip_bytes(files, <the entries of the module at before>, crcs, kept)` to
     `target`, the same bytes, without making them in memory first: the entries copied from
     the module before (build/<game>/<name>.vmod, mapped, not read whole: most of a warm
     build's module) are written from it as they lie there. Atomic as files.write_atomically
     is: written beside the target, then renamed over it; a failed write leaves the old
-    file. What `kept` (a pack) was given is saved once the module is written."""
+    file. What `kept` (a pack) was given is saved once the module is written. With `index`
+    (a file), where the entries of the module written lie is kept there (`ZipIndex`): the
+    next build reads that, not the module's directory, when it is of the module before."""
+    record = ZipIndex() if index is not None else None
     with _mapped(before) as previous, no_cyclic_gc():
         mapping = previous.mapping if previous is not None else None
-        parts = _module_parts(files, mapping, crcs or {}, previous, kept)
+        listed = read_index(index, mapping) if index is not None and mapping is not None else None
+        parts = _module_parts(files, mapping, crcs or {}, previous, kept, listed, record)
         write_parts_atomically(target, parts)
     if kept is not None:
         kept.save()
+    if index is not None and record is not None and record.tail:
+        write_index(index, record, record.tail)
     return target
 
 
@@ -1417,13 +1614,23 @@ def _module_parts(
     crcs: dict[str, int],
     opened: OpenModule | None = None,
     kept: RenderCache | None = None,
+    listed: ZipIndex | None = None,
+    record: ZipIndex | None = None,
 ) -> Iterator[Part]:
     """The pieces of the module's zip, in order (the ranges of the module before `opened` as
     FileRanges); the views into the module before are let go as soon as they are written (the
-    mapping is closed after the last)."""
-    reuse = reusable_entries(previous) if previous is not None else {}
-    parts = _zip_parts(_zip_entries(files, reuse, crcs, kept), opened)
-    del reuse
+    mapping is closed after the last). With `listed`, the index of the module before, its
+    unchanged entries are found from the index (`_indexed_entries`); `record` is given the
+    index of the module written."""
+    items: list[Item] | None = None
+    if listed is not None and previous is not None and opened is not None:
+        items = _indexed_entries(files, listed, previous, crcs, kept)
+    if items is None:
+        reuse = reusable_entries(previous) if previous is not None else {}
+        items = list(_zip_entries(files, reuse, crcs, kept))
+        del reuse
+    parts = _zip_parts(items, opened, listed, record)
+    del items
     parts.reverse()
     while parts:
         yield parts.pop()
