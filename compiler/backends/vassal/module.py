@@ -661,11 +661,22 @@ def reinforcement_layout(game: GameData) -> tuple[list[int], MapLayout | None]:
 def map_layouts(game: GameData) -> dict[str, MapLayout]:
     """Where every location of every map lies in the module (the Reinforcements map under its
     own name): what a save's piece positions are read back against."""
-    layouts = {m.id: layout_map(m, board_art_size(game, m)) for m in game.maps}
+    layouts = {m.id: laid_out(game, m, board_art_size(game, m)) for m in game.maps}
     _, holding = reinforcement_layout(game)
     if holding is not None:
         layouts[REINFORCEMENTS_MAP] = holding
     return layouts
+
+
+def laid_out(game: GameData, game_map: GameMap, art_size: tuple[int, int] | None) -> MapLayout:
+    """`layout_map(game_map, art_size)` of a map of `game`, made once per game (the charts lay
+    the maps out for the scenarios' pictures before the module does; a layout is frozen)."""
+    key = (id(game_map), art_size)  # the game (kept by the memo) keeps its maps
+    return _LAYOUTS.get(game, key, partial(layout_map, game_map, art_size))
+
+
+_LAYOUTS: PerGameMemo[tuple[int, tuple[int, int] | None], MapLayout] = PerGameMemo()
+"""The maps' layouts made for the last game, by map (its object) and art size."""
 
 
 def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLayout | None, str]:
@@ -708,7 +719,7 @@ def _render_plan(
 ) -> tuple[ModulePlan, LazyFiles]:
     store = ImageStore()
     arts = {m.id: load_board_art(game, m) for m in game.maps}
-    layouts = {m.id: layout_map(m, _size(arts[m.id])) for m in game.maps}
+    layouts = {m.id: laid_out(game, m, _size(arts[m.id])) for m in game.maps}
     cache = RenderCache(cache_pack)
     boards = {
         m.id: store.add_png(_board_png(game, layouts[m.id], arts[m.id], cache), "board")

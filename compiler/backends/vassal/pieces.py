@@ -26,9 +26,13 @@ MASK_KEY = enc.key(77)  # Ctrl-M
 
 def assign_gpids(ids: Iterable[str]) -> dict[str, int]:
     """A stable number per id: CRC-32 of the id, moved on past any collision (ids in order)."""
+    ordered = sorted(set(ids))
+    numbers = [zlib.crc32(ident.encode("utf-8")) % 900_000_000 + 1000 for ident in ordered]
+    if len(set(numbers)) == len(numbers):  # no collision (the usual): each its own CRC-32's
+        return dict(zip(ordered, numbers, strict=True))
     taken: dict[int, str] = {}
     out: dict[str, int] = {}
-    for ident in sorted(set(ids)):
+    for ident in ordered:
         number = zlib.crc32(ident.encode("utf-8")) % 900_000_000 + 1000
         while number in taken:
             number += 1
