@@ -353,28 +353,49 @@ class SlotPiece(NamedTuple):
 
 
 class PanelPieces(NamedTuple):
-    """A tray panel's pieces: the keys (with names) their slots' texts are kept by, worked
-    out without making the pieces (a panel kept whole needs only these), and how to make
-    the pieces."""
+    """A tray panel's pieces: the keys (with names) their slots' texts are kept by, as one
+    text (`panel_token`), worked out without making the pieces (a panel kept whole needs
+    only these), and how to make the pieces."""
 
-    keys: list[tuple[tuple[object, ...], str]]
+    keys: str
     make: Callable[[], list[SlotPiece]]
 
 
+def panel_token(keys: list[tuple[tuple[object, ...], str]]) -> str:
+    """The keys of a panel's slots (with their names) as one text, what the panel's lines are
+    kept by: quicker to make and to digest than the keys' repr. Each key's fields are digests,
+    image names (of a digest) and numbers, none holding the separators; a name is written as
+    its repr (no separator in it either): different keys give different texts."""
+    return "\x1e".join([slot_token(key, name) for key, name in keys])
+
+
+def slot_token(key: tuple[object, ...], name: str) -> str:
+    """A slot's key and name in `panel_token`."""
+    return "\x1f".join([*map(_field, key), repr(name)])
+
+
+def _field(value: object) -> str:
+    return "|".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
 def _unit_slots(plan: ModulePlan, units: list[Unit]) -> PanelPieces:
-    """`unit_slot` of each unit, its keys worked out at once (the same keys)."""
+    """`unit_slot` of each unit, the panel's token (`panel_token` of their keys) worked out
+    at once (the same text)."""
     images, gpids = plan.unit_images, plan.gpids
-    keys: list[tuple[tuple[object, ...], str]] = []
+    tokens: list[str] = []
     for unit in units:
         found, gpid = images[unit.id], gpids[f"unit:{unit.id}"]
-        identity = plan.identity(unit)
-        keys.append((("slot", identity, found.front, found.back, found.steps, gpid), unit.name.en))
-    return PanelPieces(keys, lambda: [unit_slot(plan, unit) for unit in units])
+        identity, steps = plan.identity(unit), "|".join(found.steps)
+        name = repr(unit.name.en)
+        tokens.append(
+            f"slot\x1f{identity}\x1f{found.front}\x1f{found.back}\x1f{steps}\x1f{gpid}\x1f{name}"
+        )
+    return PanelPieces("\x1e".join(tokens), lambda: [unit_slot(plan, unit) for unit in units])
 
 
 def _marker_slots(plan: ModulePlan, markers: list[Marker]) -> PanelPieces:
     pieces = [marker_slot(plan, marker) for marker in markers]
-    return PanelPieces([(piece.key, piece.name) for piece in pieces], lambda: pieces)
+    return PanelPieces(panel_token([(piece.key, piece.name) for piece in pieces]), lambda: pieces)
 
 
 def _panel_slots(
@@ -405,7 +426,7 @@ def _panel_slots(
         return
     held = slots.open(panel)
     make = partial(_panel_lines, found.make)
-    words, *lines = plan.piece_texts.lines(make, "panel", found.keys)
+    words, *lines = plan.piece_texts.lines(make, "panel-1", found.keys)
     held.extend(lines)
     slots.texts.append(words)
 

@@ -409,12 +409,26 @@ class FaceNames:
     for the next build in one file beside the faces' render cache pack (`<pack>.names-<language
     and kind>`): read and written whole, once per build (a warm build of 8,000 counters looked
     12,860 of them up in the pack one by one, and hashed its 114 MB of charts again). A missing
-    or damaged table is empty: every image is hashed."""
+    or damaged table is empty: every image is hashed.
+
+    A build that changed few entries writes only what changed since the table was written
+    whole (`<pack>.changes-<language and kind>`, naming the table it applies to by its
+    CRC-32): a warm build of 8,000 counters wrote its 2 MB table again for the faces of one
+    unit. An entry names the image of its key, whichever build wrote it: a table whose
+    changes are missing or damaged is an older table, still true (every key's image is
+    checked against the cache before it is used)."""
 
     def __init__(self, pack: Path | None, lang: str, images: str) -> None:
         kind = hashlib.sha256(f"{lang}:{images}".encode()).hexdigest()[:12]
         self.path = pack.with_name(f"{pack.name}.names-{kind}") if pack is not None else None
-        self.before = _read_names(self.path) if self.path is not None else {}
+        self.changes = pack.with_name(f"{pack.name}.changes-{kind}") if pack is not None else None
+        self.base: dict[str, tuple[str, int, int]] = {}
+        self.base_crc: int | None = None
+        if self.path is not None:
+            self.base, self.base_crc = _read_table(self.path)
+        self.before = self.base
+        if self.changes is not None and self.base_crc is not None:
+            self.before = _with_changes(self.base, self.base_crc, self.changes)
         self.now: dict[str, tuple[str, int, int]] = {}
 
     def kept(self, key: str, prefix: str, size: int) -> tuple[str, int] | None:
@@ -429,41 +443,100 @@ class FaceNames:
         self.now[key] = (name, crc, size)
 
     def save(self) -> None:
-        """Write this build's table when it is not the one read (replaced whole, atomically)."""
+        """Write this build's table when it is not the one read: what changed since the table
+        was written whole when that is little (CHANGES_MOST), else the table whole (each
+        replaced atomically)."""
         if self.path is None or self.now == self.before:
             return
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        payload = marshal.dumps(self.now)
-        try:
-            temporary.write_bytes(CHECKSUM.pack(zlib.crc32(payload)) + payload)
-            os.replace(temporary, self.path)
-        except OSError:
-            temporary.unlink(missing_ok=True)  # not kept: the next build hashes its faces
+        changed = dict(self.now.items() - self.base.items())
+        gone = sorted(self.base.keys() - self.now.keys())
+        few = len(changed) + len(gone) <= len(self.now) * CHANGES_MOST
+        if self.changes is not None and self.base_crc is not None and few:
+            if not _write_checked(self.changes, (self.base_crc, changed, gone)):
+                self.changes.unlink(missing_ok=True)  # the table alone: older, still true
+            return
+        if _write_checked(self.path, self.now) and self.changes is not None:
+            with suppress(OSError):  # of another table (its CRC-32): never applied to this one
+                self.changes.unlink(missing_ok=True)
+
+
+CHANGES_MOST = 1 / 16
+"""The share of a names table's entries that changed (or went) since it was written whole
+up to which only the changes are written (FaceNames.save)."""
+
+
+def _write_checked(path: Path, value: Names | tuple[int, Names, list[str]]) -> bool:
+    """`value` marshalled after its CRC-32, replacing `path` atomically; whether written."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    payload = marshal.dumps(value)
+    try:
+        temporary.write_bytes(CHECKSUM.pack(zlib.crc32(payload)) + payload)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)  # not kept: the next build hashes its faces
+        return False
+    return True
 
 
 CHECKSUM = struct.Struct("<I")
 """The CRC-32 of a names table, before it (a table whose bytes do not match it is not read)."""
 
 
-def _read_names(path: Path) -> dict[str, tuple[str, int, int]]:
+Names = dict[str, tuple[str, int, int]]
+"""A names table: (file name, CRC-32, length) by cache key."""
+
+
+def _read_names(path: Path) -> Names:
     """A names table written before; empty when missing, damaged or not one (checked whole,
     in passes that stay in C: `kept` then trusts its entries' shape)."""
+    return _read_table(path)[0]
+
+
+def _read_table(path: Path) -> tuple[Names, int | None]:
+    """`_read_names`, with the CRC-32 of the table read (None when none is)."""
+    found = _read_checked(path)
+    if found is None or not _is_names(found[0]):
+        return {}, None
+    return cast(Names, found[0]), found[1]
+
+
+def _read_checked(path: Path) -> tuple[object, int] | None:
+    """What `_write_checked` wrote at `path`, with its CRC-32; None when missing or damaged."""
     try:
         data = path.read_bytes()
         (crc,) = CHECKSUM.unpack_from(data)
         payload = memoryview(data)[CHECKSUM.size :]
-        table = marshal.loads(payload) if zlib.crc32(payload) == crc else None
+        return (marshal.loads(payload), crc) if zlib.crc32(payload) == crc else None
     except (OSError, EOFError, ValueError, TypeError, struct.error):
-        return {}
+        return None
+
+
+def _is_names(table: object) -> bool:
+    """Whether `table` is a names table (checked whole, in passes that stay in C)."""
     if type(table) is not dict or not all_of_type(table, str):
-        return {}
+        return False
     values = table.values()
     if not all_of_type(values, tuple) or not set(map(len, values)) <= {3}:
-        return {}
+        return False
     names, crcs, sizes = zip(*values, strict=True) if values else ((), (), ())
-    if not (all_of_type(names, str) and all_of_type(crcs, int) and all_of_type(sizes, int)):
-        return {}
-    return table
+    return all_of_type(names, str) and all_of_type(crcs, int) and all_of_type(sizes, int)
+
+
+def _with_changes(table: Names, crc: int, path: Path) -> Names:
+    """`table` (of CRC-32 `crc`) with the changes kept at `path` since it was written, when
+    they are of this table; else `table` as it is."""
+    found = _read_checked(path)
+    if found is None or type(found[0]) is not tuple or len(found[0]) != 3:
+        return table
+    of, changed, gone = found[0]
+    if of != crc or not _is_names(changed) or type(gone) is not list:
+        return table
+    if not all_of_type(gone, str):
+        return table
+    now = {**table, **cast(Names, changed)}
+    for key in gone:
+        now.pop(key, None)
+    return now
 
 
 UnitFaces = tuple[str, str, tuple[str, ...]]
