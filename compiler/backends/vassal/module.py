@@ -341,14 +341,10 @@ class FaceRenderer:
         taken: set[str] = set()
         for prefix, keys in faces.items():
             start = prefix + "-"
-            taken.update(
-                key
-                for key in keys
-                if key in index
-                and key not in memory
-                and (named := before.get(key)) is not None
-                and named[0].startswith(start)
-            )
+            held = index.keys() & keys  # whole tables at once: sets
+            held -= memory.keys()
+            held &= before.keys()
+            taken.update([key for key in held if before[key][0].startswith(start)])
         found = {key: before[key] for key in taken}
         table.now.update(found)
         self.kept.update({key: name for key, (name, _crc, _size) in found.items()})
