@@ -109,3 +109,23 @@ def test_the_index_of_another_module_is_not_used(
     written = write_zip_file(tmp_path / "new.vmod", files, before, _crcs(files), None, index)
     assert written.read_bytes() == zip_bytes(files, None, _crcs(files))
     assert calls == [1]
+
+
+def test_a_warm_build_writes_its_module_from_the_index(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build keeps the index of its module beside its cache; the next build, a unit
+    renamed, reads that index (not the module's directory) and writes the cold module."""
+    from compiler.backends.vassal.module import build_module
+    from tests.conftest import cold_module, game_with_aids, replace_in
+
+    out = tmp_path / "out"
+    first = build_module(game_with_aids(mini), out).read_bytes()
+    (index,) = (out / ".cache" / "mini").glob("*.vmod.entries")
+    assert read_index(index, first) is not None
+    calls = _spied(monkeypatch)
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    warm = build_module(game_with_aids(mini), out).read_bytes()
+    assert calls == []
+    assert warm != first
+    assert warm == cold_module(mini, tmp_path)
