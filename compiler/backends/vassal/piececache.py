@@ -67,6 +67,31 @@ class PieceTexts:
         key = hashlib.sha256((self.prefix + repr(parts)).encode("utf-8")).hexdigest()
         return self.cache.fetch(key, make)
 
+    def digest(self, *parts: object) -> str:
+        """The key `data(make, *parts)` keeps its bytes under ("" without a pack)."""
+        if self.cache is None:
+            return ""
+        return hashlib.sha256((self.prefix + repr(parts)).encode("utf-8")).hexdigest()
+
+    def lines_of(self, key: str, make: Callable[[], list[str]]) -> list[str]:
+        """`lines` of the entry `key` (a `digest`), made by `make` when the pack lacks it."""
+        if self.cache is None:
+            return make()
+        made: list[str] = []
+
+        def remade() -> bytes:
+            made.extend(make())
+            return marshal.dumps(made)
+
+        data = self.cache.fetch(key, remade)
+        return made or _texts(data) or make()
+
+    def keep(self, keys: list[str]) -> None:
+        """The entries `keys` (digests) used by this build, though not read: they do not age
+        (a set-up save kept whole keeps the runs of pieces it is made of)."""
+        if self.cache is not None:
+            self.cache.keep(keys)
+
     def lines(self, make: Callable[[], list[str]], *parts: object) -> list[str]:
         """`text` for a list of texts (a tray panel's slots): kept as one entry, read in one
         look-up. An entry that does not read back as such a list is not served (made again)."""

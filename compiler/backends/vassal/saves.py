@@ -13,6 +13,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 from lxml import etree
@@ -299,15 +300,39 @@ def _savedata(plan: ModulePlan, scenario: Scenario) -> bytes:
 def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
     """The .vsav archive: savedGame, savedata and moduledata, with fixed timestamps. Kept
     between builds whole (`plan.piece_texts`) by its commands, each piece by its key, and the
-    two other files: a scenario none of whose pieces changed is not written again."""
+    two other files: a scenario none of whose pieces changed is not written again. Its
+    commands' texts are kept by runs of SAVE_RUN (by their keys), used by every build that
+    uses the save (they do not age out of the pack while the save is kept whole): a save in
+    which one piece changed makes that piece's run again, and reads the other runs."""
     commands = _commands(plan, scenario)
     savedata, data = _savedata(plan, scenario), moduledata(plan.game)
-    keys = [command if isinstance(command, str) else command.key for command in commands]
+    texts = plan.piece_texts
+    runs = [commands[at : at + SAVE_RUN] for at in range(0, len(commands), SAVE_RUN)]
+    keys = [texts.digest("save run", [_key(command) for command in run]) for run in runs]
 
     def make() -> bytes:
-        return _archive(_joined(plan, commands).encode("utf-8"), savedata, data)
+        made = [
+            texts.lines_of(key, partial(_made, run)) for key, run in zip(keys, runs, strict=True)
+        ]
+        saved = enc.join([text for run in made for text in run], enc.ESC)
+        return _archive(saved.encode("utf-8"), savedata, data)
 
-    return plan.piece_texts.data(make, "save", keys, savedata, data)
+    found = texts.data(make, "save", keys, savedata, data)
+    texts.keep(keys)  # kept whole, the save keeps its runs: a save made again finds them
+    return found
+
+
+SAVE_RUN = 32
+"""The commands of a save kept together (their texts, by their keys: `save_file`)."""
+
+
+def _key(command: Command) -> object:
+    return command if isinstance(command, str) else command.key
+
+
+def _made(run: list[Command]) -> list[str]:
+    """The texts of a run of a save's commands, each piece's made."""
+    return [command if isinstance(command, str) else command.make() for command in run]
 
 
 def _archive(saved: bytes, savedata: bytes, module: bytes) -> bytes:
