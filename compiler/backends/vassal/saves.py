@@ -38,6 +38,7 @@ from compiler.backends.vassal.buildfile import (
     turn_zone,
 )
 from compiler.backends.vassal.geometry import setup_point
+from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.xml import node
 from compiler.model.common import is_number
 from compiler.model.scenarios import Scenario
@@ -312,7 +313,8 @@ def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
 
     def make() -> bytes:
         made = [
-            texts.lines_of(key, partial(_made, run)) for key, run in zip(keys, runs, strict=True)
+            texts.lines_of(key, partial(_made, texts, run))
+            for key, run in zip(keys, runs, strict=True)
         ]
         saved = enc.join([text for run in made for text in run], enc.ESC)
         return _archive(saved.encode("utf-8"), savedata, data)
@@ -330,9 +332,10 @@ def _key(command: Command) -> object:
     return command if isinstance(command, str) else command.key
 
 
-def _made(run: list[Command]) -> list[str]:
-    """The texts of a run of a save's commands, each piece's made."""
-    return [command if isinstance(command, str) else command.make() for command in run]
+def _made(texts: PieceTexts, run: list[Command]) -> list[str]:
+    """The texts of a run of a save's commands, each piece's made (or taken from `texts`,
+    by its own key, when a build that made the run again before kept it)."""
+    return [c if isinstance(c, str) else texts.text(c.make, *c.key) for c in run]
 
 
 def _archive(saved: bytes, savedata: bytes, module: bytes) -> bytes:
