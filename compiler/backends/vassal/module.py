@@ -1450,7 +1450,8 @@ def _zip_parts(
     while at < len(entries):
         item = entries[at]
         if offset > ZIP64_LIMIT:
-            raise ValueError("zip entries over 2 GB are not written")
+            name = "kept entries" if isinstance(item, KeptRun) else item[0]
+            raise ValueError(f"{name}: zip entries over 2 GB are not written")
         if isinstance(item, KeptRun):
             assert kept is not None and source is not None
             offset = _copy_kept(parts, central, offset, kept, item, source)
