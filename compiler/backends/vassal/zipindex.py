@@ -16,6 +16,7 @@ import mmap
 import os
 import struct
 import zlib
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,8 +95,9 @@ def write_index(path: Path, index: ZipIndex, tail: bytes) -> None:
         temporary.write_bytes(CHECKSUM.pack(zlib.crc32(payload)) + payload)
         os.replace(temporary, path)
     except OSError:
-        temporary.unlink(missing_ok=True)
-        path.unlink(missing_ok=True)
+        with suppress(OSError):
+            temporary.unlink(missing_ok=True)
+            path.unlink(missing_ok=True)
 
 
 def read_index(path: Path, module: Module) -> ZipIndex | None:
