@@ -36,11 +36,16 @@ def seed_game(name: str) -> GameData:
     return with_aids(data)[0]
 
 
+def loaded_game(folder: Path) -> GameData:
+    """The game of `folder` loaded afresh, without its player aids."""
+    data = load_game(folder).game
+    assert data is not None, folder
+    return data
+
+
 def loaded_seed(name: str) -> GameData:
     """A seed game from sources/ loaded afresh, without its player aids."""
-    data = load_game(SOURCES / name).game
-    assert data is not None, name
-    return data
+    return loaded_game(SOURCES / name)
 
 
 def game_with_aids(folder: Path) -> GameData:
@@ -175,3 +180,32 @@ def stderr_of_a_killed_build(script: str, drawing: int) -> bytes:
         for pid in drawers:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid), signal.SIGKILL)
+
+
+@pytest.fixture
+def sheet_faces_drawn(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many faces the cache lacked at each call of the print sheets that draws the missing
+    ones (calls that find them all are not counted), from here on."""
+    from compiler.backends.sheets import pdf
+
+    seen: list[int] = []
+    real = pdf._draw_missing
+
+    def spy(cache: object, keys: list[str], faces: object, height: float) -> None:
+        absent = sum(not cache.holds(key) for key in keys)  # type: ignore[attr-defined]
+        if absent:
+            seen.append(absent)
+        real(cache, keys, faces, height)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pdf, "_draw_missing", spy)
+    return seen
+
+
+LONG_NAME = "Extraordinarily Overlong Provisional Division of the Line " * 3
+
+
+@pytest.fixture
+def warned(mini: Path) -> Path:
+    """The fixture game with a unit name the faces must shorten (a warning)."""
+    replace_in(mini / "units.yaml", "2nd Infantry,", f"{LONG_NAME.strip()},")
+    return mini

@@ -16,25 +16,9 @@ from compiler.backends.art.display import Drawing
 from compiler.backends.art.drawing import unit_drawing
 from compiler.backends.sheets import faces
 from compiler.diagnostics import Finding
-from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
-from tests.conftest import replace_in
-
-LONG = "Extraordinarily Overlong Provisional Division of the Line " * 3
-
-
-@pytest.fixture
-def warned(mini: Path) -> Path:
-    """The fixture game with a unit name the faces must shorten (a warning)."""
-    replace_in(mini / "units.yaml", "2nd Infantry,", f"{LONG.strip()},")
-    return mini
-
-
-def loaded(folder: Path) -> GameData:
-    game = load_game(folder).game
-    assert game is not None
-    return game
+from tests.conftest import LONG_NAME, loaded_game, replace_in
 
 
 def shown(findings: list[Finding]) -> list[tuple[str, str, str, int, int, str]]:
@@ -59,12 +43,12 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_warm_check_reports_what_a_cold_one_does(warned: Path, tmp_path: Path) -> None:
-    cold = pipeline.face_findings(loaded(warned), "en")
+    cold = pipeline.face_findings(loaded_game(warned), "en")
     assert any(f.rule == "text-overflow" for f in cold)
     cache = tmp_path / "cache"
-    first = pipeline.face_findings(loaded(warned), "en", cache)
+    first = pipeline.face_findings(loaded_game(warned), "en", cache)
     assert (cache / pipeline.LAYOUT_NOTES).is_file()
-    second = pipeline.face_findings(loaded(warned), "en", cache)
+    second = pipeline.face_findings(loaded_game(warned), "en", cache)
     assert shown(first) == shown(cold) == shown(second)
 
 
@@ -72,12 +56,12 @@ def test_a_warm_check_lays_out_nothing_and_writes_nothing(
     warned: Path, tmp_path: Path, drawn: list[str]
 ) -> None:
     cache = tmp_path / "cache"
-    pipeline.face_findings(loaded(warned), "en", cache)
+    pipeline.face_findings(loaded_game(warned), "en", cache)
     assert drawn
     record = cache / pipeline.LAYOUT_NOTES
     before = record.stat().st_mtime_ns, record.read_bytes()
     drawn.clear()
-    pipeline.face_findings(loaded(warned), "en", cache)
+    pipeline.face_findings(loaded_game(warned), "en", cache)
     assert drawn == []
     assert (record.stat().st_mtime_ns, record.read_bytes()) == before
 
@@ -86,17 +70,17 @@ def test_only_the_changed_unit_is_laid_out_again(
     warned: Path, tmp_path: Path, drawn: list[str]
 ) -> None:
     cache = tmp_path / "cache"
-    pipeline.face_findings(loaded(warned), "en", cache)
-    replace_in(warned / "units.yaml", f"{LONG.strip()},", "Short,")
+    pipeline.face_findings(loaded_game(warned), "en", cache)
+    replace_in(warned / "units.yaml", f"{LONG_NAME.strip()},", "Short,")
     drawn.clear()
-    after = pipeline.face_findings(loaded(warned), "en", cache)
+    after = pipeline.face_findings(loaded_game(warned), "en", cache)
     assert sorted(drawn) == ["back", "front"]
-    assert shown(after) == shown(pipeline.face_findings(loaded(warned), "en"))
+    assert shown(after) == shown(pipeline.face_findings(loaded_game(warned), "en"))
     assert not any(f.rule == "text-overflow" for f in after)
     # the old faces' notes stay in the record: changed back, the unit is not laid out again
-    replace_in(warned / "units.yaml", "Short,", f"{LONG.strip()},")
+    replace_in(warned / "units.yaml", "Short,", f"{LONG_NAME.strip()},")
     drawn.clear()
-    again = pipeline.face_findings(loaded(warned), "en", cache)
+    again = pipeline.face_findings(loaded_game(warned), "en", cache)
     assert drawn == []
     assert any(f.rule == "text-overflow" for f in again)
 
@@ -116,10 +100,10 @@ def test_a_damaged_or_foreign_record_is_no_record(
     warned: Path, tmp_path: Path, damage: bytes
 ) -> None:
     cache = tmp_path / "cache"
-    cold = pipeline.face_findings(loaded(warned), "en", cache)
+    cold = pipeline.face_findings(loaded_game(warned), "en", cache)
     record = cache / pipeline.LAYOUT_NOTES
     record.write_bytes(damage)
-    assert shown(pipeline.face_findings(loaded(warned), "en", cache)) == shown(cold)
+    assert shown(pipeline.face_findings(loaded_game(warned), "en", cache)) == shown(cold)
     assert pipeline.read_layout_notes(record)  # written again, whole
 
 
@@ -148,7 +132,7 @@ def test_stale_notes_of_a_record_that_holds_mostly_other_faces_are_dropped(
     warned: Path, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache"
-    pipeline.face_findings(loaded(warned), "en", cache)
+    pipeline.face_findings(loaded_game(warned), "en", cache)
     record = cache / pipeline.LAYOUT_NOTES
     notes = pipeline.read_layout_notes(record)
     stale = {f"unit-front:en:gone-{n}": ("old",) for n in range(2 * len(notes))}
@@ -157,8 +141,8 @@ def test_stale_notes_of_a_record_that_holds_mostly_other_faces_are_dropped(
     record.write_bytes(
         marshal.dumps(((pipeline.LAYOUT_NOTES_FORMAT, renderer_fingerprint()), {**stale, **notes}))
     )
-    replace_in(warned / "units.yaml", f"{LONG.strip()},", "Short,")
-    pipeline.face_findings(loaded(warned), "en", cache)
+    replace_in(warned / "units.yaml", f"{LONG_NAME.strip()},", "Short,")
+    pipeline.face_findings(loaded_game(warned), "en", cache)
     kept = pipeline.read_layout_notes(record)
     assert not set(kept) & set(stale)
     assert len(kept) == len(notes)
@@ -171,5 +155,5 @@ def test_the_old_per_face_pack_is_removed_when_the_record_is_written(
     cache.mkdir()
     for name in ("layout.pack", "layout.pack.index"):
         (cache / name).write_bytes(b"old")
-    pipeline.face_findings(loaded(warned), "en", cache)
+    pipeline.face_findings(loaded_game(warned), "en", cache)
     assert sorted(p.name for p in cache.iterdir()) == [pipeline.LAYOUT_NOTES]

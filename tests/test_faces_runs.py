@@ -14,25 +14,9 @@ from compiler import pipeline
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.drawing import unit_drawing
 from compiler.backends.sheets import faces
-from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
-from tests.conftest import replace_in
-
-LONG = "Extraordinarily Overlong Provisional Division of the Line " * 3
-
-
-@pytest.fixture
-def warned(mini: Path) -> Path:
-    """The fixture game with a unit name the faces must shorten (a warning)."""
-    replace_in(mini / "units.yaml", "2nd Infantry,", f"{LONG.strip()},")
-    return mini
-
-
-def loaded(folder: Path) -> GameData:
-    game = load_game(folder).game
-    assert game is not None
-    return game
+from tests.conftest import loaded_game, replace_in
 
 
 @pytest.fixture
@@ -50,13 +34,13 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_the_record_holds_no_entry_per_face_of_a_run(warned: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    pipeline.face_findings(loaded(warned), "en", cache)
+    pipeline.face_findings(loaded_game(warned), "en", cache)
     notes = pipeline.read_layout_notes(cache / pipeline.LAYOUT_NOTES)
     assert not [key for key in notes if key.startswith("unit-")]
     runs = [key for key in notes if key.startswith("run-counters:") and key.endswith(":faces")]
     assert len(runs) == 1
     faces_of_run, *noted = notes[runs[0]]
-    assert len(faces_of_run.split("\n")) == 2 * len(loaded(warned).units)  # front and back
+    assert len(faces_of_run.split("\n")) == 2 * len(loaded_game(warned).units)  # front and back
     assert len(noted) == 2  # the long name, shortened on both sides
     assert notes["at-counters:en:0"] == (runs[0][len("run-counters:en:") : -len(":faces")],)
 
@@ -65,15 +49,15 @@ def test_a_changed_run_lays_out_only_its_changed_unit(
     warned: Path, tmp_path: Path, drawn: list[str]
 ) -> None:
     cache = tmp_path / "cache"
-    cold = pipeline.face_findings(loaded(warned), "en", cache)
+    cold = pipeline.face_findings(loaded_game(warned), "en", cache)
     assert any(f.rule == "text-overflow" for f in cold)
     replace_in(warned / "units.yaml", "name: Red Line,", "name: Red Lines,")
     drawn.clear()
-    warm = pipeline.face_findings(loaded(warned), "en", cache)
+    warm = pipeline.face_findings(loaded_game(warned), "en", cache)
     assert drawn == ["r-inf-2", "r-inf-2"]  # not the warned unit: its notes were kept
-    assert warm == pipeline.face_findings(loaded(warned), "en") == cold
+    assert warm == pipeline.face_findings(loaded_game(warned), "en") == cold
     drawn.clear()
-    assert pipeline.face_findings(loaded(warned), "en", cache) == warm
+    assert pipeline.face_findings(loaded_game(warned), "en", cache) == warm
     assert drawn == []
 
 
@@ -85,7 +69,7 @@ def test_a_damaged_place_lays_the_run_out_again(
     from compiler.backends.rendercache import renderer_fingerprint
 
     cache = tmp_path / "cache"
-    cold = pipeline.face_findings(loaded(warned), "en", cache)
+    cold = pipeline.face_findings(loaded_game(warned), "en", cache)
     record = cache / pipeline.LAYOUT_NOTES
     notes = pipeline.read_layout_notes(record)
     run = next(key for key in notes if key.endswith(":faces"))
@@ -94,5 +78,5 @@ def test_a_damaged_place_lays_the_run_out_again(
     record.write_bytes(marshal.dumps((tag, notes)))
     replace_in(warned / "units.yaml", "name: Red Line,", "name: Red Lines,")
     drawn.clear()
-    assert pipeline.face_findings(loaded(warned), "en", cache) == cold
+    assert pipeline.face_findings(loaded_game(warned), "en", cache) == cold
     assert "b-inf-2" in drawn  # the place's run damaged: its faces laid out again

@@ -6,7 +6,6 @@ not fit together again without them, and writes the bytes of a build from scratc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,11 +17,10 @@ from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.rendercache import AGE_LIMIT, RenderCache
 from compiler.backends.sheets import pdf, splice
 from compiler.backends.sheets.build import write_sheets
-from compiler.backends.sheets.faces import FaceRef
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.sheets.splice import Segment, SplicedDocument, unique_chars
-from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from tests.conftest import loaded_game
 
 SIZE = 150
 """A generated game of several runs of units."""
@@ -31,12 +29,6 @@ SIZE = 150
 @pytest.fixture
 def generated(tmp_path: Path) -> Game:
     return make_game(tmp_path, SIZE)
-
-
-def loaded(folder: Path) -> GameData:
-    game = load_game(folder).game
-    assert game is not None
-    return game
 
 
 def sheets(game: GameData, out: Path, cache: Path) -> dict[str, bytes]:
@@ -63,61 +55,43 @@ def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
-@pytest.fixture
-def drawn(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many faces the cache lacked at each call that draws the missing ones."""
-    seen: list[int] = []
-    real = pdf._draw_missing
-
-    def spy(
-        cache: RenderCache, keys: Sequence[str], faces: Sequence[FaceRef], height: float
-    ) -> None:
-        absent = sum(not cache.holds(key) for key in keys)
-        if absent:
-            seen.append(absent)
-        real(cache, keys, faces, height)
-
-    monkeypatch.setattr(pdf, "_draw_missing", spy)
-    return seen
-
-
 def test_a_warm_build_makes_only_the_changed_run_and_splices_the_rest(
     generated: Game, tmp_path: Path, made: dict[str, int]
 ) -> None:
     cache = tmp_path / "cache"
-    first = sheets(loaded(generated.folder), tmp_path / "first", cache)
+    first = sheets(loaded_game(generated.folder), tmp_path / "first", cache)
     assert made["forms"] > 1 and made["pages"] > 1
     made.update(forms=0, pages=0)
-    assert sheets(loaded(generated.folder), tmp_path / "again", cache) == first
+    assert sheets(loaded_game(generated.folder), tmp_path / "again", cache) == first
     assert made == {"forms": 0, "pages": 0}  # nothing changed: every part spliced
     change_unit(generated, 5)
-    warm = sheets(loaded(generated.folder), tmp_path / "warm", cache)
+    warm = sheets(loaded_game(generated.folder), tmp_path / "warm", cache)
     assert made == {"forms": 1, "pages": 0}  # the changed run's forms; the same pages
-    cold = sheets(loaded(generated.folder), tmp_path / "cold", tmp_path / "fresh")
+    cold = sheets(loaded_game(generated.folder), tmp_path / "cold", tmp_path / "fresh")
     assert warm == cold != first
 
 
 def test_a_changed_run_finds_its_faces_kept_with_it_when_theirs_are_gone(
-    generated: Game, tmp_path: Path, drawn: list[int]
+    generated: Game, tmp_path: Path, sheet_faces_drawn: list[int]
 ) -> None:
     cache = tmp_path / "cache"
-    sheets(loaded(generated.folder), tmp_path / "first", cache)
+    sheets(loaded_game(generated.folder), tmp_path / "first", cache)
     for _ in range(AGE_LIMIT + 2):  # the faces' own entries, unused, are dropped
-        sheets(loaded(generated.folder), tmp_path / "again", cache)
+        sheets(loaded_game(generated.folder), tmp_path / "again", cache)
     forms = RenderCache(cache / "forms.pack")
     assert not [key for key in forms.index if ":pdf-form:unit-" in key]
-    drawn.clear()
+    sheet_faces_drawn.clear()
     change_unit(generated, 7)
-    warm = sheets(loaded(generated.folder), tmp_path / "warm", cache)
-    assert 0 < sum(drawn) <= 2  # the changed unit's faces, no other
-    assert warm == sheets(loaded(generated.folder), tmp_path / "cold", tmp_path / "fresh")
+    warm = sheets(loaded_game(generated.folder), tmp_path / "warm", cache)
+    assert 0 < sum(sheet_faces_drawn) <= 2  # the changed unit's faces, no other
+    assert warm == sheets(loaded_game(generated.folder), tmp_path / "cold", tmp_path / "fresh")
 
 
 def test_kept_parts_that_do_not_fit_together_are_made_again(
     generated: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = tmp_path / "cache"
-    sheets(loaded(generated.folder), tmp_path / "first", cache)
+    sheets(loaded_game(generated.folder), tmp_path / "first", cache)
     change_unit(generated, 9)
     real = Segment.decode
     spoilt: list[Segment] = []
@@ -131,10 +105,10 @@ def test_kept_parts_that_do_not_fit_together_are_made_again(
         return replace(segment, chunks=())
 
     monkeypatch.setattr(Segment, "decode", staticmethod(lacking))
-    warm = sheets(loaded(generated.folder), tmp_path / "warm", cache)
+    warm = sheets(loaded_game(generated.folder), tmp_path / "warm", cache)
     assert spoilt
     monkeypatch.undo()
-    assert warm == sheets(loaded(generated.folder), tmp_path / "cold", tmp_path / "fresh")
+    assert warm == sheets(loaded_game(generated.folder), tmp_path / "cold", tmp_path / "fresh")
 
 
 def test_a_damaged_segment_is_none() -> None:
@@ -184,7 +158,7 @@ def test_an_unchanged_group_of_runs_is_read_as_one(
     group of the changed run run by run, and writes the bytes of a cold build."""
     game = make_game(tmp_path, 32 * (pdf.GROUP + 2))
     cache = tmp_path / "cache"
-    sheets(loaded(game.folder), tmp_path / "first", cache)
+    sheets(loaded_game(game.folder), tmp_path / "first", cache)
     groups: list[bool] = []
     real = pdf._define_kept_group
 
@@ -194,13 +168,13 @@ def test_an_unchanged_group_of_runs_is_read_as_one(
         return found
 
     monkeypatch.setattr(pdf, "_define_kept_group", spy)
-    again = sheets(loaded(game.folder), tmp_path / "again", cache)
+    again = sheets(loaded_game(game.folder), tmp_path / "again", cache)
     assert groups == [True]
     groups.clear()
     change_unit(game, 2)  # a unit of the first group (of the first GROUP runs)
-    warm = sheets(loaded(game.folder), tmp_path / "warm", cache)
+    warm = sheets(loaded_game(game.folder), tmp_path / "warm", cache)
     assert groups == [False]
-    assert warm == sheets(loaded(game.folder), tmp_path / "cold", tmp_path / "fresh") != again
+    assert warm == sheets(loaded_game(game.folder), tmp_path / "cold", tmp_path / "fresh") != again
     groups.clear()
-    assert sheets(loaded(game.folder), tmp_path / "warm2", cache) == warm
+    assert sheets(loaded_game(game.folder), tmp_path / "warm2", cache) == warm
     assert groups == [True]  # kept again as a group

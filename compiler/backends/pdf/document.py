@@ -558,8 +558,8 @@ class PdfDocument:
 
     # ---- output -------------------------------------------------------------------------------
 
-    def write(self, info: Mapping[str, str]) -> bytes:
-        """The whole file."""
+    def _embed_fonts(self) -> None:
+        """Every reserved font, subset to the characters set in it."""
         used = [
             (FONTS_BY_NAME[font_name], ref) for font_name, ref in sorted(self.font_refs.items())
         ]
@@ -573,6 +573,10 @@ class PdfDocument:
         programs = self._programs(requests)
         for (font, ref), glyphs, program in zip(used, glyph_maps, programs, strict=True):
             self._embed_font(font, ref, glyphs, program)
+
+    def write(self, info: Mapping[str, str]) -> bytes:
+        """The whole file."""
+        self._embed_fonts()
         self._put(
             self.pages_ref,
             {"Type": Name("Pages"), "Kids": list(self.pages), "Count": len(self.pages)},

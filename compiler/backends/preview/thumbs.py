@@ -18,6 +18,7 @@ from functools import partial
 from itertools import accumulate, chain, compress, repeat
 from operator import attrgetter, itemgetter
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -191,14 +192,7 @@ def _shapes(doc: SheetDoc, cache: RenderCache) -> list[str]:
 def _read_shapes(data: bytes | None) -> dict[str, str]:
     """A record of runs' shapes read back (run key → shape), when it has the shape `_shapes`
     writes; empty for any other bytes."""
-    if data is None:
-        return {}
-    try:
-        read = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
-        return {}
-    if type(read) is not dict or not all_of_type(read, str):
-        return {}
+    read = _read_str_keyed(data)
     return read if are_digests(list(read.values())) else {}
 
 
@@ -461,6 +455,12 @@ def _known_faces(cache: RenderCache, faces: Sequence[str], index: int) -> dict[s
 def _read_faces(data: bytes | None) -> dict[str, bytes]:
     """A page's faces read back (face key → pixels), when they have the shape `page_thumbs`
     writes; empty for any other bytes."""
+    read = _read_str_keyed(data)
+    return read if all_of_type(read.values(), bytes) else {}
+
+
+def _read_str_keyed(data: bytes | None) -> dict[str, Any]:
+    """A marshalled dict keyed by texts read back; empty for any other bytes."""
     if data is None:
         return {}
     try:
@@ -469,7 +469,7 @@ def _read_faces(data: bytes | None) -> dict[str, bytes]:
         return {}
     if type(read) is not dict or not all_of_type(read, str):
         return {}
-    return read if all_of_type(read.values(), bytes) else {}
+    return read
 
 
 def _page_head(page: tuple[float, float]) -> bytes:

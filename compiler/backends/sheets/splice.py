@@ -28,7 +28,7 @@ from itertools import chain
 from typing import Any
 
 from compiler.backends.keptrecord import all_of_type
-from compiler.backends.pdf.document import FONTS_BY_NAME, PdfDocument
+from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.pdf.syntax import Name, Raw, Ref, serialise
 
 Chunk = tuple[int, bytes, bytes, bytes]
@@ -289,21 +289,3 @@ class SplicedDocument(PdfDocument):
         }
         parts.append(b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % xref)
         return parts
-
-    def _embed_fonts(self) -> None:
-        """Every reserved font, as PdfDocument.write embeds them."""
-        from compiler.backends.pdf import fonts as pdffonts
-
-        used = [
-            (FONTS_BY_NAME[font_name], ref) for font_name, ref in sorted(self.font_refs.items())
-        ]
-        glyph_maps = [
-            pdffonts.used_glyphs(font, "".join(self.chars.get(font.name, ()))) for font, _ in used
-        ]
-        requests = [
-            (font, tuple(sorted(glyphs)))
-            for (font, _), glyphs in zip(used, glyph_maps, strict=True)
-        ]
-        programs = self._programs(requests)
-        for (font, ref), glyphs, program in zip(used, glyph_maps, programs, strict=True):
-            self._embed_font(font, ref, glyphs, program)

@@ -75,16 +75,10 @@ class PieceTexts:
 
     def lines_of(self, key: str, make: Callable[[], list[str]]) -> list[str]:
         """`lines` of the entry `key` (a `digest`), made by `make` when the pack lacks it."""
-        if self.cache is None:
+        cache = self.cache
+        if cache is None:
             return make()
-        made: list[str] = []
-
-        def remade() -> bytes:
-            made.extend(make())
-            return marshal.dumps(made)
-
-        data = self.cache.fetch(key, remade)
-        return made or _texts(data) or make()
+        return _kept_lines(make, lambda remade: cache.fetch(key, remade))
 
     def keep(self, keys: list[str]) -> None:
         """The entries `keys` (digests) used by this build, though not read: they do not age
@@ -97,19 +91,28 @@ class PieceTexts:
         look-up. An entry that does not read back as such a list is not served (made again)."""
         if self.cache is None:
             return make()
-        made: list[str] = []
-
-        def remade() -> bytes:
-            made.extend(make())
-            return marshal.dumps(made)
-
-        data = self.data(remade, *parts)
-        return made or _texts(data) or make()
+        return _kept_lines(make, lambda remade: self.data(remade, *parts))
 
     def save(self) -> None:
         """Write what this build made; drop what several builds have not used."""
         if self.cache is not None:
             self.cache.save()
+
+
+def _kept_lines(
+    make: Callable[[], list[str]], kept: Callable[[Callable[[], bytes]], bytes]
+) -> list[str]:
+    """A list of texts kept as one entry: `kept(remade)` gives the entry's bytes, calling
+    `remade` (which makes the list) when the pack lacks it; an entry that does not read back as
+    such a list is not served (made again)."""
+    made: list[str] = []
+
+    def remade() -> bytes:
+        made.extend(make())
+        return marshal.dumps(made)
+
+    data = kept(remade)
+    return made or _texts(data) or make()
 
 
 def _texts(data: bytes) -> list[str] | None:
