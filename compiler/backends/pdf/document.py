@@ -574,15 +574,27 @@ class PdfDocument:
         for (font, ref), glyphs, program in zip(used, glyph_maps, programs, strict=True):
             self._embed_font(font, ref, glyphs, program)
 
-    def write(self, info: Mapping[str, str]) -> bytes:
-        """The whole file."""
+    def _finish_objects(self, info: Mapping[str, str]) -> tuple[Ref, Ref]:
+        """The fonts embedded, the page tree, the catalog and the document information put:
+        the catalog's and the information's references."""
         self._embed_fonts()
         self._put(
             self.pages_ref,
             {"Type": Name("Pages"), "Kids": list(self.pages), "Count": len(self.pages)},
         )
         catalog = self._put(self._reserve(), {"Type": Name("Catalog"), "Pages": self.pages_ref})
-        info_ref = self._put(self._reserve(), {"Producer": "countermix", **info})
+        return catalog, self._put(self._reserve(), {"Producer": "countermix", **info})
+
+    def _trailer(self, catalog: Ref, info: Ref, identifier: str, xref: int) -> bytes:
+        """The file's trailer: its identifier the hex digest `identifier`, its cross-reference
+        table at offset `xref`."""
+        ident = Raw(b"<" + identifier.upper().encode("ascii") + b">")
+        trailer = {"Size": self.next_number, "Root": catalog, "Info": info, "ID": [ident, ident]}
+        return b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % xref
+
+    def write(self, info: Mapping[str, str]) -> bytes:
+        """The whole file."""
+        catalog, info_ref = self._finish_objects(info)
         if self.written:
             body, offsets = _mixed_bytes(self.objects, self.written, self.next_number)
         else:
@@ -591,14 +603,7 @@ class PdfDocument:
         xref += b"".join(map(XREF_ENTRY.__mod__, offsets))
         identifier = hashlib.md5(body)  # of the file up to its trailer
         identifier.update(xref)
-        ident = Raw(b"<" + identifier.hexdigest().upper().encode("ascii") + b">")
-        trailer = {
-            "Size": self.next_number,
-            "Root": catalog,
-            "Info": info_ref,
-            "ID": [ident, ident],
-        }
-        tail = b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % len(body)
+        tail = self._trailer(catalog, info_ref, identifier.hexdigest(), len(body))
         return b"".join((body, xref, tail))
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from compiler.backends.keptrecord import all_of_type
 from compiler.backends.pdf.document import PdfDocument
-from compiler.backends.pdf.syntax import Name, Raw, Ref, serialise
+from compiler.backends.pdf.syntax import Ref
 
 Chunk = tuple[int, bytes, bytes, bytes]
 """Objects of consecutive numbers as the file holds them: the first one's number, their bytes
@@ -251,13 +251,7 @@ class SplicedDocument(PdfDocument):
 
     def write_parts(self, info: Mapping[str, str]) -> list[bytes]:
         """The whole file (as `write`) as parts to write one after another."""
-        self._embed_fonts()
-        self._put(
-            self.pages_ref,
-            {"Type": Name("Pages"), "Kids": list(self.pages), "Count": len(self.pages)},
-        )
-        catalog = self._put(self._reserve(), {"Type": Name("Catalog"), "Pages": self.pages_ref})
-        info_ref = self._put(self._reserve(), {"Producer": "countermix", **info})
+        catalog, info_ref = self._finish_objects(info)
         self.chunks.extend(self._chunks(sorted(self.objects)))
         self.chunks.sort()
         head = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
@@ -280,12 +274,5 @@ class SplicedDocument(PdfDocument):
         parts += lines
         for part in parts[-len(lines) - 1 :]:
             digest.update(part)
-        ident = Raw(b"<" + digest.hexdigest().upper().encode("ascii") + b">")
-        trailer = {
-            "Size": self.next_number,
-            "Root": catalog,
-            "Info": info_ref,
-            "ID": [ident, ident],
-        }
-        parts.append(b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % xref)
+        parts.append(self._trailer(catalog, info_ref, digest.hexdigest(), xref))
         return parts
