@@ -77,7 +77,12 @@ def scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
     game asked about (by identity; the game and its scenarios are immutable): the rules and
     several back ends (set-up pictures, saved games) ask for the same scenarios, each view
     thousands of placements at 8,000 counters. A view is read, never changed, by its users."""
-    views = _VIEWS.of(game)
+    views = _VIEWS.peek(game)
+    if views is None:
+        before, made = _VIEWS.game, _VIEWS.value
+        views = _VIEWS.of(game)
+        if before is not None and made and _same_placements(before, game):
+            views.update(made)  # the game with its player aids: the views validation made
     found = views.get(scenario.id)
     if found is None or found.scenario is not scenario:
         found = views[scenario.id] = _scenario_view(game, scenario)
@@ -87,6 +92,16 @@ def scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
 _VIEWS: PerGameMemo[str, ScenarioView] = PerGameMemo()
 """The views of the last game's scenarios (one game: no old game is kept alive in a long
 `build --watch`)."""
+
+
+_PLACEMENT_FIELDS = ("game", "units", "markers", "maps", "places", "scenarios")
+"""What a scenario's view is made from (its places, units and markers looked up)."""
+
+
+def _same_placements(before: GameData, game: GameData) -> bool:
+    """Whether `game` holds the very records `before` made its views of (a copy of it that
+    adds the player aids, as a build makes after validating): the views are the same."""
+    return all(getattr(before, name) is getattr(game, name) for name in _PLACEMENT_FIELDS)
 
 
 def _scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
