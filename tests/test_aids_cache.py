@@ -13,6 +13,7 @@ import pytest
 
 from compiler.load import aids
 from compiler.load.aids import AIDS_CACHE, player_aids
+from compiler.load.records import kept_chunk, read_kept
 from compiler.model.common import Text
 from tests.conftest import SOURCES, every_field, loaded_seed
 
@@ -132,8 +133,8 @@ def test_a_damaged_or_planted_cache_is_read_afresh(
     stored = tmp_path / AIDS_CACHE
     if isinstance(planted, str):  # every kept chart replaced by a pickle that calls os.system
         evil = pickle.dumps(Evil(tmp_path / "ran"), protocol=pickle.HIGHEST_PROTOCOL)
-        kept = marshal.loads(stored.read_bytes())
-        stored.write_bytes(marshal.dumps(dict.fromkeys(kept, evil)))
+        kept = read_kept(stored)
+        stored.write_bytes(kept_chunk(dict.fromkeys(kept, evil)))
     else:
         stored.write_bytes(planted)
     reads.clear()

@@ -5,7 +5,6 @@ a change; a changed unit reads one run again, and a damaged part is read afresh.
 from __future__ import annotations
 
 import json
-import marshal
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -17,7 +16,7 @@ from bench.generate_game import random_spec, write_game
 from compiler.load import aids
 from compiler.load.aids import AIDS_CACHE, RUN_ROWS, player_aids
 from compiler.load.game import load_game
-from compiler.load.records import pickled, unpickled
+from compiler.load.records import kept_chunk, pickled, read_kept, unpickled
 from compiler.model import digests
 from compiler.model.charts import Row
 from compiler.model.common import Text
@@ -105,11 +104,11 @@ def test_a_damaged_part_is_read_afresh(generated: GameData, tmp_path: Path) -> N
     expected = whole_read(generated)
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
-    kept = marshal.loads(stored.read_bytes())
+    kept = read_kept(stored)
     for index, key in enumerate(sorted(kept)[:40]):
         damaged = dict(kept)
         damaged[key] = kept[key][: len(kept[key]) // 2] if index % 2 else b"\x80\x05junk"
-        stored.write_bytes(marshal.dumps(damaged))
+        stored.write_bytes(kept_chunk(damaged))
         charts, findings = player_aids(generated, tmp_path)
         assert not findings and every_field(charts) == expected
 
@@ -178,7 +177,7 @@ def test_a_run_with_a_damaged_digest_is_read_again(generated: GameData, tmp_path
     expected = whole_read(generated)
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
-    kept = marshal.loads(stored.read_bytes())
+    kept = read_kept(stored)
     damaged = dict(kept)
     listed = [key for key in kept if key.endswith(aids.PARTS)]
     run_keys = [
@@ -191,7 +190,7 @@ def test_a_run_with_a_damaged_digest_is_read_again(generated: GameData, tmp_path
         run = aids._as_run(unpickled(kept[key]))
         assert run is not None
         damaged[key] = pickled(tuple((row, at, digest[:-1] + "z") for row, at, digest in run))
-    stored.write_bytes(marshal.dumps(damaged))
+    stored.write_bytes(kept_chunk(damaged))
     charts, findings = player_aids(generated, tmp_path)
     assert not findings and every_field(charts) == expected
     rows = [row for chart in charts for row in chart.rows]
@@ -250,7 +249,7 @@ def test_rows_kept_for_another_template_are_not_taken(generated: GameData, tmp_p
 def kept_rows(stored: Path) -> dict[bytes, bytes]:
     """The runs of rows kept in the aids' store: their check, the CRC-32 of what follows,
     then what each row shows and its text (marshalled)."""
-    kept = marshal.loads(stored.read_bytes())
+    kept = read_kept(stored)
     return {
         key: value
         for key, value in kept.items()
@@ -264,7 +263,7 @@ def test_damaged_kept_rows_are_written_again(
 ) -> None:
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
-    kept = marshal.loads(stored.read_bytes())
+    kept = read_kept(stored)
     runs = kept_rows(stored)
     sides = {unit.side for unit in generated.units}
     assert len(runs) == sum(
@@ -280,7 +279,7 @@ def test_damaged_kept_rows_are_written_again(
         else:
             kept[key] = value[: len(value) // 2]
         assert kept[key] != value
-    stored.write_bytes(marshal.dumps(kept))
+    stored.write_bytes(kept_chunk(kept))
     written: list[str] = []
     real = aids._KeptRows.row
 

@@ -6,7 +6,9 @@ file of many chunks reads back exactly what a load without the cache reads."""
 from __future__ import annotations
 
 import marshal
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +54,7 @@ def test_a_changed_unit_adds_one_chunk(units: tuple[Path, Path], item_reads: lis
     found, kept = kept_read(path, stored)
     after = stored.read_bytes()
     assert after.startswith(before)  # nothing written again
-    added = marshal.loads(after[len(before) :])
+    added = marshal.loads(after[len(before) + records.CHUNK_HEAD.size :])
     assert 0 < len(added) < len(kept.kept) and len(after) - len(before) < len(before) // 4
     assert read_kept(stored) | kept.kept == read_kept(stored)  # all it kept is in the file
     assert every_field(found) == every_field(read_file(path))
@@ -99,8 +101,23 @@ def test_a_damaged_chunk_reads_as_nothing_kept(
     assert item_reads == []  # nothing known: the file was read whole
 
 
+def framed(value: list[int] | dict[Any, Any], crc_flip: int = 0) -> bytes:
+    """`value` marshalled as a kept file's chunk (its head: mark, length, CRC-32 ^ crc_flip)."""
+    body = marshal.dumps(value)
+    head = records.CHUNK_HEAD.pack(records.CHUNK_MARK, len(body), zlib.crc32(body) ^ crc_flip)
+    return head + body
+
+
 @pytest.mark.parametrize(
-    "chunk", [marshal.dumps([1, 2]), marshal.dumps({b"k": 3}), marshal.dumps({3: b"v"})]
+    "chunk",
+    [
+        marshal.dumps({b"k" * 32: b"v"}),  # no head
+        framed([1, 2]),
+        framed({b"k": 3}),
+        framed({3: b"v"}),
+        framed({b"k" * 32: b"v"}, crc_flip=1),  # a damaged chunk
+        framed({b"k" * 32: b"v"})[:-1],  # cut short
+    ],
 )
 def test_a_chunk_that_is_no_entries_is_not_taken(units: tuple[Path, Path], chunk: bytes) -> None:
     _path, stored = units
@@ -116,7 +133,7 @@ def test_many_chunks_read_as_a_load_without_the_cache(units: tuple[Path, Path]) 
         path.write_text(units_text({round_no * 40: 9, 299 - round_no: 1}), encoding="utf-8")
         found, _kept = kept_read(path, stored)
         assert every_field(found) == every_field(read_file(path))
-    assert len(stored.read_bytes()) > len(marshal.dumps(read_kept(stored)))  # several chunks
+    assert len(stored.read_bytes()) > len(records.kept_chunk(read_kept(stored)))  # several chunks
 
 
 def test_without_known_entries_the_file_is_written_whole(tmp_path: Path) -> None:
@@ -126,4 +143,17 @@ def test_without_known_entries_the_file_is_written_whole(tmp_path: Path) -> None
     assert read_kept(stored) == {b"b" * 32: b"two"}
     write_kept(stored, {b"b" * 32: b"two", b"c" * 32: b"three"}, {b"b" * 32: b"two"})
     assert read_kept(stored) == {b"b" * 32: b"two", b"c" * 32: b"three"}
-    assert stored.read_bytes().startswith(marshal.dumps({b"b" * 32: b"two"}))
+    assert stored.read_bytes().startswith(records.kept_chunk({b"b" * 32: b"two"}))
+
+
+def test_a_record_changed_on_disk_is_not_read_back(units: tuple[Path, Path]) -> None:
+    """A bit flipped in a kept record that still unmarshals and unpickles (a number of a unit
+    read back as another) is found by its chunk's CRC: the file reads as nothing kept."""
+    path, stored = units
+    data = bytearray(stored.read_bytes())
+    at = data.index(b"strength") + 20  # inside a record's bytes
+    data[at] ^= 1
+    stored.write_bytes(bytes(data))
+    assert read_kept(stored) == {}
+    found, _kept = kept_read(path, stored)
+    assert every_field(found) == every_field(read_file(path))

@@ -16,7 +16,7 @@ import pytest
 
 from compiler.load.game import load_game, read_file
 from compiler.load.keptread import KEY_SIZE, KeptRecords, kept_path
-from compiler.load.records import pickled, unpickled
+from compiler.load.records import kept_chunk, pickled, read_kept, unpickled
 from compiler.model import digests
 from compiler.model.common import Text
 from compiler.model.digests import content_digest, digest_of
@@ -192,7 +192,7 @@ def test_a_damaged_cache_reads_afresh(tmp_path: Path, item_reads: list[int]) -> 
     path = tmp_path / "units.yaml"
     path.write_text(UNITS, encoding="utf-8")
     stored = tmp_path / "kept.cache"
-    for damage in (b"not marshal", marshal.dumps([1, 2]), marshal.dumps({b"k": 3})):
+    for damage in (b"not marshal", marshal.dumps([1, 2]), kept_chunk({b"k": 3})):
         stored.write_bytes(damage)
         item_reads.clear()
         assert every_field(read_file(path, None, KeptRecords(stored))) == every_field(
@@ -203,9 +203,9 @@ def test_a_damaged_cache_reads_afresh(tmp_path: Path, item_reads: list[int]) -> 
 
 def planted(stored: Path, change: Callable[[bytes], bytes]) -> None:
     """Every run kept in `stored` changed by `change` (what a planted or damaged file holds)."""
-    kept = marshal.loads(stored.read_bytes())
+    kept = read_kept(stored)
     assert kept and all(len(value) > KEY_SIZE for value in kept.values())
-    stored.write_bytes(marshal.dumps({key: change(value) for key, value in kept.items()}))
+    stored.write_bytes(kept_chunk({key: change(value) for key, value in kept.items()}))
 
 
 def test_a_planted_cache_runs_nothing(tmp_path: Path, item_reads: list[int]) -> None:

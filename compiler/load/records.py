@@ -16,7 +16,9 @@ import marshal
 import os
 import pickle
 import pkgutil
+import struct
 import sys
+import zlib
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
@@ -276,25 +278,44 @@ def record_key(*parts: str | int | bytes) -> bytes:
     return digest.digest()
 
 
+CHUNK_HEAD = struct.Struct("<4sQI")
+"""A kept chunk's head: the mark, the length of its marshalled entries and their CRC-32 (a
+chunk's bytes changed on disk, a flipped bit that still unmarshals, must not be read back as
+a record: the build would show what the data does not say)."""
+CHUNK_MARK = b"cmk1"
+
+
 def read_kept(stored: Path) -> dict[bytes, bytes]:
     """What the last builds kept in `stored` (key → bytes): the file's chunks one after the
     other, a later chunk's entry over an earlier one's (see write_kept); nothing when the file
-    is missing or a chunk is damaged."""
+    is missing, or a chunk is cut short, damaged (its CRC) or not of this format."""
     try:
         data = stored.read_bytes()
     except OSError:
         return {}
-    stream = io.BytesIO(data)
     found: dict[object, object] = {}
+    view, at = memoryview(data), 0
     try:
-        while stream.tell() < len(data):
-            chunk = marshal.load(stream)
+        while at < len(data):
+            mark, length, crc = CHUNK_HEAD.unpack_from(data, at)
+            start = at + CHUNK_HEAD.size
+            body = view[start : start + length]
+            if mark != CHUNK_MARK or len(body) != length or zlib.crc32(body) != crc:
+                return {}
+            chunk = marshal.loads(body)
             if not isinstance(chunk, dict):
                 return {}
             found.update(chunk)
-    except (EOFError, ValueError, TypeError):
+            at = start + length
+    except (EOFError, ValueError, TypeError, struct.error):
         return {}
     return {k: v for k, v in found.items() if isinstance(k, bytes) and isinstance(v, bytes)}
+
+
+def kept_chunk(entries: dict[Any, Any]) -> bytes:
+    """Entries as one chunk of a kept file: its head (see CHUNK_HEAD), then them marshalled."""
+    body = marshal.dumps(entries)
+    return CHUNK_HEAD.pack(CHUNK_MARK, len(body), zlib.crc32(body)) + body
 
 
 ENTRY_SIZE = 48
@@ -322,7 +343,7 @@ def write_kept(
             return
     try:
         part = stored.with_name(stored.name + f".{os.getpid()}.part")
-        part.write_bytes(marshal.dumps(kept))
+        part.write_bytes(kept_chunk(kept))
         os.replace(part, stored)
     except OSError:
         pass
@@ -335,7 +356,7 @@ def _append(stored: Path, added: dict[bytes, bytes], kept: dict[bytes, bytes]) -
         size = stored.stat().st_size
     except OSError:
         return False
-    chunk = marshal.dumps(added) if added else b""
+    chunk = kept_chunk(added) if added else b""
     live = sum(map(len, kept.values())) + ENTRY_SIZE * len(kept)
     if size + len(chunk) > max(2 * live, MIN_COMPACT):
         return False
