@@ -42,7 +42,25 @@ def _on_ctrl_c(signum: int, frame: FrameType | None) -> None:
         os._exit(INTERRUPTED)
     if _phase == "running":
         interrupts.note()
+        if _in_import_machinery(frame):
+            _again_soon()  # raised there it is "ignored" with a traceback printed
+            return
         raise KeyboardInterrupt
+
+
+RETRY_SECONDS = 0.005
+
+
+def _in_import_machinery(frame: FrameType | None) -> bool:
+    """Whether Python is running its import system's own code (such as the callback that
+    drops a module's lock, where an exception cannot be raised: it is printed and dropped)."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
+
+
+def _again_soon() -> None:
+    """Deliver the Ctrl-C again a few milliseconds later, outside the import system."""
+    signal.signal(signal.SIGALRM, lambda signum, frame: _on_ctrl_c(signal.SIGINT, frame))
+    signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
 
 
 def run() -> NoReturn:
