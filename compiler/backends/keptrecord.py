@@ -32,6 +32,18 @@ def read_record(record: Path | None, tag: tuple[str, ...]) -> object | None:
     return payload
 
 
+def unmarshalled(data: bytes | None) -> object | None:
+    """What a cache entry holds, marshalled; None when there is no entry or its bytes are not
+    marshal's (the caller checks the value's own shape)."""
+    if data is None:
+        return None
+    try:
+        value: object = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return value
+
+
 def write_record(record: Path, tag: tuple[str, ...], payload: Any) -> bool:
     """Write the record (beside it, then renamed over it: an interrupted build leaves the last
     one); False when the cache folder cannot be written (the build reports its output folder's

@@ -26,7 +26,7 @@ from compiler.backends.art.display import Drawing, Rect
 from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize
-from compiler.backends.keptrecord import all_of_type
+from compiler.backends.keptrecord import all_of_type, unmarshalled
 from compiler.backends.rendercache import RenderCache, digest_key, parallel_map
 from compiler.backends.sheets import impose as impose_module
 from compiler.backends.sheets.faces import FaceRef
@@ -297,13 +297,8 @@ def _read_page(
     """A page's spots read back, when they have the shape `_known_layout` writes and name
     only printed faces of the page's range of `pieces` (and of its sides) and slots there
     are; None for any other bytes."""
-    if data is None:
-        return None
-    try:
-        spots = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
-        return None
-    if not _all(spots, tuple) or not set(map(len, spots)) <= {3}:
+    spots: Any = unmarshalled(data)
+    if spots is None or not _all(spots, tuple) or not set(map(len, spots)) <= {3}:
         return None
     if not all_of_type(chain(*spots), int):
         return None
@@ -461,12 +456,7 @@ def _read_faces(data: bytes | None) -> dict[str, bytes]:
 
 def _read_str_keyed(data: bytes | None) -> dict[str, Any]:
     """A marshalled dict keyed by texts read back; empty for any other bytes."""
-    if data is None:
-        return {}
-    try:
-        read = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
-        return {}
+    read = unmarshalled(data)
     if type(read) is not dict or not all_of_type(read, str):
         return {}
     return read

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import accumulate, chain
 from operator import attrgetter
 
-from compiler.backends.keptrecord import all_of_type
+from compiler.backends.keptrecord import all_of_type, unmarshalled
 from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.sheets.runs import unit_runs
 from compiler.model.gamedata import GameData
@@ -159,12 +159,7 @@ def _read(
     """A kept order read back, when it has the shape `keep_order` writes and holds for the
     facts `found` (but the keys of the sheets' runs and their images' digests: returned
     apart); else None."""
-    if data is None:
-        return None
-    try:
-        record = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
-        return None
+    record = unmarshalled(data)
     if type(record) is not tuple or len(record) != 11 or record[:2] != (FORMAT, size):
         return None
     _format, _size, count, sources, groups, lines, paths, images, order, positions, rest = record

@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 from itertools import chain
 from typing import Any
 
-from compiler.backends.keptrecord import all_of_type
+from compiler.backends.keptrecord import all_of_type, unmarshalled
 from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.pdf.syntax import Ref
 
@@ -75,13 +75,8 @@ class Segment:
     @classmethod
     def decode(cls, data: bytes | None) -> Segment | None:
         """The inverse of encode; None for no bytes or bytes that are not a segment."""
-        if data is None:
-            return None
-        try:
-            values = marshal.loads(data)
-        except (EOFError, TypeError, ValueError):
-            return None
-        return cls.of(values)
+        values = unmarshalled(data)
+        return None if values is None else cls.of(values)
 
     @classmethod
     def of(cls, values: object) -> Segment | None:
