@@ -4,15 +4,29 @@ later: raised there, it was printed as an "Exception ignored in" traceback and l
 
 from __future__ import annotations
 
+import importlib
 import signal
 import time
 from collections.abc import Iterator
-from types import FrameType
+from types import FrameType, ModuleType
 
 import pytest
 
-import compiler.__main__ as entry
 from compiler import interrupts
+
+
+def _entry_point() -> ModuleType:
+    """compiler.__main__, imported with this process's Ctrl-C handler put back after (the
+    module takes SIGINT over at its first line, for the command: here, a Ctrl-C a later test
+    sends itself would have ended the whole test run with code 130)."""
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        return importlib.import_module("compiler.__main__")
+    finally:
+        signal.signal(signal.SIGINT, handler)
+
+
+entry = _entry_point()
 
 
 def frame_of(filename: str) -> FrameType:
