@@ -15,7 +15,7 @@ from compiler.diagnostics import Finding
 from compiler.load.game import load_game
 from compiler.load.keptread import kept_path
 from compiler.model.gamedata import GameData
-from compiler.rules import engine, values
+from compiler.rules import engine, runs, values
 from compiler.rules.context import scenario_view
 from compiler.rules.engine import validate
 from compiler.rules.kept import SUFFIX, kept_here
@@ -53,6 +53,12 @@ class Generated:
         path.write_text(text[:start] + line[0].replace(old, new, 1) + text[end:], "utf-8")
 
 
+@pytest.fixture(autouse=True)
+def small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of 4 pieces (compiler.rules.runs): the small game's scenarios have several."""
+    monkeypatch.setattr(runs, "RUN_PLACEMENTS", 4)
+
+
 @pytest.fixture
 def generated(tmp_path: Path) -> Generated:
     game = Generated(tmp_path)
@@ -72,6 +78,40 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
         monkeypatch.setitem(engine.KIND_CHECKS, kind, spy)
     return counted
+
+
+@pytest.fixture
+def runs_checked(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many runs of pieces (compiler.rules.runs) each scenario constraint kind checked."""
+    counted: Counter[str] = Counter()
+    for kind, made in list(engine.RUN_CHECKS.items()):
+
+        def spy(ctx: object, c: object, kind: str = kind, made: object = made) -> object:
+            check = made(ctx, c)  # type: ignore[operator]
+            if check is None:
+                return None
+
+            def counting(view: object, run: object) -> object:
+                counted[kind] += 1
+                return check(view, run)
+
+            return counting
+
+        monkeypatch.setitem(engine.RUN_CHECKS, kind, spy)
+    return counted
+
+
+def runs_holding(game: GameData, unit: str) -> int:
+    """The runs of pieces of all scenarios that place `unit`."""
+    return sum(
+        any(p.piece_id == unit for p in run.placements())
+        for s in game.scenarios
+        for run in runs.scenario_runs(scenario_view(game, s))
+    )
+
+
+def all_runs(game: GameData) -> int:
+    return sum(len(runs.scenario_runs(scenario_view(game, s))) for s in game.scenarios)
 
 
 def lone_unit(game: GameData) -> str:
@@ -108,7 +148,7 @@ def test_a_rule_broken_warm_is_reported_and_fixed_is_not(generated: Generated) -
 
 
 def test_a_unit_no_scenario_places_checks_no_scenario_rule_again(
-    generated: Generated, checked: Counter[str]
+    generated: Generated, checked: Counter[str], runs_checked: Counter[str]
 ) -> None:
     game = generated.loaded(None)
     assert scenario_kinds(game) >= 5
@@ -116,21 +156,95 @@ def test_a_unit_no_scenario_places_checks_no_scenario_rule_again(
     generated.set_unit(unit, "movement: ", "movement: 1")
     assert generated.warm() == generated.cold()
     checked.clear()
+    runs_checked.clear()
     generated.set_unit(unit, "movement: 1", "movement: 2")
     generated.warm()
     assert not checked  # the one other, over units, checks the changed unit's group alone
+    assert not runs_checked
 
 
-def test_a_placed_unit_changed_checks_the_scenario_rules_again(
-    generated: Generated, checked: Counter[str]
+def test_a_placed_unit_changed_checks_its_runs_alone(
+    generated: Generated, checked: Counter[str], runs_checked: Counter[str]
 ) -> None:
     game = generated.loaded(None)
     unit = lone_unit(game)
+    holding = runs_holding(game, unit)
+    assert 1 <= holding < all_runs(game) // 4
     generated.set_unit(unit, "movement: ", "movement: 1")
     checked.clear()
     assert generated.warm() == generated.cold()
-    assert checked["stacking"] == 2  # warm, then cold
-    assert checked["stack-with"] == 2
+    assert checked["stacking"] == 1  # the cold validation alone checks the whole constraint
+    for kind in ("stacking", "stack-with", "mixed-sides"):
+        assert runs_checked[kind] == holding
+    assert runs_checked["marker-supply"] == 0  # it reads no unit
+
+
+def test_a_scenario_changed_checks_its_runs_again(
+    generated: Generated, runs_checked: Counter[str]
+) -> None:
+    game = generated.loaded(None)
+    scenario = Path(game.scenarios[0].loc.path)
+    text = scenario.read_text(encoding="utf-8")
+    scenario.write_text(text.replace("fatigue: 0}", "fatigue: 9}", 1), "utf-8")
+    runs_checked.clear()
+    broken = generated.warm()
+    assert broken == generated.cold()
+    assert any(f.rule == "fatigue-range" for f in broken)
+    first = len(runs.scenario_runs(scenario_view(game, game.scenarios[0])))
+    assert runs_checked["stacking"] == first  # the other scenario's runs are kept
+    assert runs_checked["marker-supply"] == 1
+    scenario.write_text(text, "utf-8")
+    fixed = generated.warm()
+    assert fixed == generated.cold()
+    assert not any(f.rule == "fatigue-range" for f in fixed)
+
+
+def lone_units(game: GameData, count: int) -> list[tuple[str, str]]:
+    """`count` combat units (no leader, not artillery), each alone at its location in the
+    first scenario: (unit id, location id)."""
+    view = scenario_view(game, game.scenarios[0])
+    found = [
+        (pieces[0].piece_id, pieces[0].at)
+        for pieces in view.by_location().values()
+        if len(pieces) == 1
+        and pieces[0].unit is not None
+        and pieces[0].unit.leader is None
+        and pieces[0].unit.type not in ("leader", "artillery")
+    ]
+    assert len(found) >= count
+    return found[:count]
+
+
+def test_stacking_broken_warm_is_reported_and_fixed_is_not(generated: Generated) -> None:
+    game = generated.loaded(None)
+    crowd = lone_units(game, 3)
+    scenario = Path(game.scenarios[0].loc.path)
+    text = scenario.read_text(encoding="utf-8")
+    for unit, at in crowd[1:]:  # the three at the first one's location
+        text = text.replace(f"{{at: {at}, unit: {unit},", f"{{at: {crowd[0][1]}, unit: {unit},")
+    scenario.write_text(text, "utf-8")
+    assert generated.warm() == generated.cold()
+    kinds = {u.id: u.type for u in game.units}
+    for unit, _ in crowd:  # three artillery units where two may stand: units changed alone
+        generated.set_unit(unit, f"type: {kinds[unit]}", "type: artillery")
+    broken = generated.warm()
+    assert broken == generated.cold()
+    assert any(f.rule == "stacking-limit" and "artillery" in f.message for f in broken)
+    unit = crowd[0][0]
+    generated.set_unit(unit, "type: artillery", f"type: {kinds[unit]}")
+    fixed = generated.warm()
+    assert fixed == generated.cold()
+    assert not any(f.rule == "stacking-limit" and "artillery" in f.message for f in fixed)
+
+
+def test_an_unknown_param_in_a_scenario_rule_is_checked_whole(generated: Generated) -> None:
+    rules = generated.folder / "rules.yaml"
+    text = rules.read_text(encoding="utf-8")
+    rules.write_text(text.replace("$max_manpower", "$no_such_param", 1), "utf-8")
+    found = generated.warm()
+    assert found == generated.cold()
+    assert any(f.rule == "unknown-param" or "no_such_param" in f.message for f in found)
+    assert generated.warm() == found
 
 
 def test_a_comment_that_moves_a_scenarios_pieces_moves_its_findings(generated: Generated) -> None:
@@ -148,7 +262,7 @@ def test_a_comment_that_moves_a_scenarios_pieces_moves_its_findings(generated: G
 
 @pytest.mark.parametrize("damage", [b"", b"\x00garbage", None])
 def test_damaged_kept_findings_are_found_again(
-    generated: Generated, damage: bytes | None, checked: Counter[str]
+    generated: Generated, damage: bytes | None, runs_checked: Counter[str]
 ) -> None:
     game = generated.loaded(None)
     unit = lone_unit(game)
@@ -163,9 +277,9 @@ def test_damaged_kept_findings_are_found_again(
         stored.write_bytes(marshal.dumps({k: v[:-3] for k, v in known.items()}))
     else:
         stored.write_bytes(damage)
-    checked.clear()
+    runs_checked.clear()
     assert generated.warm() == expected
-    assert checked["stack-with"] == 1
+    assert runs_checked["stack-with"] == all_runs(game)  # every run checked again
 
 
 @pytest.fixture

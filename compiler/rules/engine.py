@@ -19,11 +19,19 @@ from compiler.rules.decks import (
     check_deck_size,
     check_hand_size,
 )
-from compiler.rules.kept import KeptFindings
-from compiler.rules.mix import check_counter_mix, check_marker_supply
-from compiler.rules.placement import check_attachment, check_stack_with
-from compiler.rules.stacking import check_mixed_sides, check_setup_zone, check_stacking
-from compiler.rules.values import check_compare, check_range, units_checked
+from compiler.rules.kept import KeptFindings, kept_here
+from compiler.rules.mix import check_counter_mix, check_marker_supply, marker_supply_runs
+from compiler.rules.placement import check_attachment, check_stack_with, stack_with_runs
+from compiler.rules.runs import RunCheck
+from compiler.rules.stacking import (
+    check_mixed_sides,
+    check_setup_zone,
+    check_stacking,
+    mixed_sides_runs,
+    setup_zone_runs,
+    stacking_runs,
+)
+from compiler.rules.values import check_compare, check_range, setup_runs, units_checked
 
 KIND_CHECKS: dict[str, Callable[[Context, Any], Iterable[Finding]]] = {
     "value-range": check_range,
@@ -41,6 +49,18 @@ KIND_CHECKS: dict[str, Callable[[Context, Any], Iterable[Finding]]] = {
     "deck-rules": check_deck_rules,
     "aggregate": check_aggregate,
 }
+
+RUN_CHECKS: dict[str, Callable[[Context, Any], RunCheck | None]] = {
+    "value-range": setup_runs,
+    "field-compare": setup_runs,
+    "stacking": stacking_runs,
+    "mixed-sides": mixed_sides_runs,
+    "setup-zone": setup_zone_runs,
+    "stack-with": stack_with_runs,
+    "marker-supply": marker_supply_runs,
+}
+"""The check of one run of a scenario's pieces (compiler.rules.runs) by each kind of
+scenario constraint (compiler.rules.kept.kept_here); None when it must be checked whole."""
 
 
 def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
@@ -65,8 +85,15 @@ def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
 def _constraint_findings(
     ctx: Context, constraint: Constraint, kept: KeptFindings | None
 ) -> list[Finding]:
-    """A constraint's findings: those the last build kept when nothing it reads changed
+    """A constraint's findings: a scenario constraint's checked again only in the runs of
+    pieces where what it reads changed, a constraint over units only in the groups of units
+    that changed; else those the last build kept when nothing it reads changed
     (compiler.rules.kept), else found now (and kept)."""
+    if kept is not None and kept_here(constraint):
+        check = RUN_CHECKS[constraint.kind](ctx, constraint)
+        by_runs = None if check is None else kept.run_findings(constraint, check)
+        if by_runs is not None:
+            return by_runs
     if kept is not None and isinstance(constraint, ValueRange | FieldCompare):
         by_units = kept.unit_findings(constraint, partial(units_checked, ctx, constraint))
         if by_units is not None:

@@ -38,7 +38,9 @@ from compiler.model.constraints import Constraint
 from compiler.model.digests import content_digest
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
-from compiler.rules.context import Context
+from compiler.rules.base import views
+from compiler.rules.context import Context, ScenarioView
+from compiler.rules.runs import Run, RunCheck, scenario_runs, whole
 
 SUFFIX = ".rules"
 """The kept findings' file: the loader's kept records' file with this suffix."""
@@ -66,6 +68,8 @@ class KeptFindings:
         self.kept: dict[bytes, bytes] = {}
         self._scenarios: bytes | None = None
         self._groups: list[bytes] | None = None
+        self._records: bytes | None = None
+        self._runs: dict[tuple[str, bool], tuple[ScenarioView, list[tuple[Run, bytes]]]] = {}
 
     @classmethod
     def open(cls, game: GameData, ctx: Context) -> KeptFindings | None:
@@ -135,6 +139,68 @@ class KeptFindings:
         self.kept[key] = b"".join(still)
         return found
 
+    def run_findings(self, c: Constraint, check: RunCheck) -> list[Finding] | None:
+        """The findings of a scenario constraint (kept_here), its scenarios' pieces checked run
+        by run (compiler.rules.runs; `check(view, run)`: a run's findings, None when the
+        constraint must be checked whole): a run found clean under the same constraint, game
+        records and code, when its scenario and the units it places are the same, is not
+        checked again; a run with a finding always is (its findings then point where its
+        pieces are written now). None when `check` says to check the constraint whole."""
+        key = self._runs_key(c)
+        clean = _groups(self.known.get(key, b""))
+        found: list[Finding] = []
+        still: list[bytes] = []
+        for view in views(self.ctx, c):
+            for run, digest in self._scenario_runs(view, c.kind in WHOLE_KINDS):
+                run_key = hashlib.sha256(key + digest).digest()[:GROUP_KEY]
+                if run_key not in clean:
+                    checked = check(view, run)
+                    if checked is None:
+                        return None
+                    found.extend(checked)
+                    if checked:
+                        continue
+                still.append(run_key)
+        self.kept[key] = b"".join(still)
+        return found
+
+    def _runs_key(self, c: Constraint) -> bytes:
+        """What a scenario constraint's check of any run reads besides the run: the rules'
+        code, the constraint (what it is, not where it is written: only clean runs are kept)
+        and the game's records (_records)."""
+        digest = hashlib.sha256(_code() + b"runs\0" + c.kind.encode("utf-8") + b"\0")
+        digest.update(content_digest(c).encode("ascii") + self._records_key())
+        return digest.digest()
+
+    def _records_key(self) -> bytes:
+        """A digest of the game's records a check of a scenario's pieces reads besides the
+        scenario and the units it places (worked out once): the game's own settings (params,
+        titles, values, terrain), unit types, formations, marker sets (the markers) and maps
+        (the places)."""
+        if self._records is None:
+            self._records = _records_digest(self.game)
+        return self._records
+
+    def _scenario_runs(self, view: ScenarioView, one: bool) -> list[tuple[Run, bytes]]:
+        """A scenario's runs (compiler.rules.runs; all its pieces as `one` run for a check
+        that counts over the scenario), each with a digest of what it holds: the scenario
+        (its entries: where each piece is put, how it starts) and the run's place in it, and
+        (unless `one`: such a check reads no unit) the content digest of each unit it places
+        (worked out once per scenario)."""
+        known = self._runs.get((view.scenario.id, one))
+        if known is not None and known[0] is view:
+            return known[1]
+        scenario = content_digest(view.scenario).encode("ascii")
+        if one:
+            made = [(whole(view), hashlib.sha256(b"whole\0" + scenario).digest())]
+        else:
+            made = [
+                (run, _run_digest(scenario, number, run))
+                for number, run in enumerate(scenario_runs(view))
+            ]
+        self._runs[view.scenario.id, one] = (view, made)
+        return made
+
     def groups(self) -> list[bytes]:
         """The key of each group of UNIT_GROUP units, one after the other: a digest of their
         contents (worked out once)."""
@@ -195,7 +261,11 @@ class KeptFindings:
             pass
 
 
-def _scenarios_key(game: GameData, ctx: Context) -> bytes | None:
+WHOLE_KINDS = frozenset({"marker-supply"})
+"""Scenario constraints that count over all of a scenario's pieces (one run per scenario)."""
+
+
+def _records_digest(game: GameData) -> bytes:
     digest = hashlib.sha256()
     digest.update(content_digest(game.game).encode("ascii"))
     for name, records in (
@@ -206,6 +276,18 @@ def _scenarios_key(game: GameData, ctx: Context) -> bytes | None:
     ):
         digest.update(f"\0{name}:{len(records)}:".encode())
         digest.update("".join(map(content_digest, records)).encode("ascii"))
+    return digest.digest()
+
+
+def _run_digest(scenario: bytes, number: int, run: Run) -> bytes:
+    """A digest of a run: its scenario's, its number in it, and the unit each of its pieces
+    names ('-' for none: a marker, or a unit not defined)."""
+    units = "\0".join("-" if p.unit is None else content_digest(p.unit) for p in run.placements())
+    return hashlib.sha256(b"%s\0%d\0%s" % (scenario, number, units.encode("ascii"))).digest()
+
+
+def _scenarios_key(game: GameData, ctx: Context) -> bytes | None:
+    digest = hashlib.sha256(_records_digest(game))
     for view in ctx.views():
         scenario = view.scenario
         source = game.sources.get(scenario.loc.path)

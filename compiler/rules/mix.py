@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 
 from compiler.diagnostics import Finding, Related
@@ -18,7 +18,9 @@ from compiler.rules.base import (
     param_finding,
     views,
 )
-from compiler.rules.context import Context
+from compiler.rules.context import Context, ScenarioView
+from compiler.rules.placed import Placement
+from compiler.rules.runs import RunCheck
 from compiler.rules.select import matches, unit_attr
 
 
@@ -66,26 +68,48 @@ def _mix_limit(ctx: Context, c: CounterMix, limit: MixLimit) -> Iterator[Finding
 
 
 def check_marker_supply(ctx: Context, c: MarkerSupply) -> Iterator[Finding]:
+    available = _available(ctx, c)
+    for view in views(ctx, c):
+        yield from _supply(c, view, available)
+
+
+def marker_supply_runs(ctx: Context, c: MarkerSupply) -> RunCheck:
+    """The check of a scenario's placements as one run (compiler.rules.runs.whole: the markers
+    a scenario needs are counted over all its pieces)."""
+    available = _available(ctx, c)
+    return lambda view, run: list(_supply(c, view, available, run.placements()))
+
+
+def _available(ctx: Context, c: MarkerSupply) -> Counter[float]:
     available: Counter[float] = Counter()
     for marker in ctx.game.markers.values():
         if marker.set.id == c.markers and marker.value is not None:
             available[float(marker.value)] += marker.set.copies
-    for view in views(ctx, c):
-        needed: Counter[float] = Counter()
-        last_use = {}
-        for placement in (*view.setup, *view.arrivals):
-            value = number(placement.state.get(c.state))
-            if value is None or (value == 0 and not c.zero_needs_marker):
-                continue
-            needed[value] += 1
-            last_use[value] = placement
-        for value, count in sorted(needed.items()):
-            if count > available[value]:
-                where = last_use[value].entry.locate(f"state.{c.state}")
-                yield finding(
-                    c,
-                    where,
-                    f"scenario `{view.scenario.id}` needs {count} `{c.markers}` "
-                    f"markers of value {fmt(value)}; the mix holds "
-                    f"{available[value]}",
-                )
+    return available
+
+
+def _supply(
+    c: MarkerSupply,
+    view: ScenarioView,
+    available: Counter[float],
+    pieces: Iterable[Placement] | None = None,
+) -> Iterator[Finding]:
+    """The findings of a scenario's pieces (all of them, unless `pieces`)."""
+    needed: Counter[float] = Counter()
+    last_use = {}
+    for placement in (*view.setup, *view.arrivals) if pieces is None else pieces:
+        value = number(placement.state.get(c.state))
+        if value is None or (value == 0 and not c.zero_needs_marker):
+            continue
+        needed[value] += 1
+        last_use[value] = placement
+    for value, count in sorted(needed.items()):
+        if count > available[value]:
+            where = last_use[value].entry.locate(f"state.{c.state}")
+            yield finding(
+                c,
+                where,
+                f"scenario `{view.scenario.id}` needs {count} `{c.markers}` "
+                f"markers of value {fmt(value)}; the mix holds "
+                f"{available[value]}",
+            )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 
 from compiler.diagnostics import Finding, Related
@@ -10,8 +10,9 @@ from compiler.model.constraints import AttachmentLimit, StackWith
 from compiler.model.gamedata import GameData
 from compiler.model.units import Formation, Unit
 from compiler.rules.base import finding, fmt, views
-from compiler.rules.context import Context
+from compiler.rules.context import Context, ScenarioView
 from compiler.rules.placed import Placement
+from compiler.rules.runs import Run, RunCheck
 from compiler.rules.select import formation_attr, matches
 
 
@@ -47,26 +48,48 @@ def _partner_ok(ctx: Context, c: StackWith, piece: Placement, other: Placement) 
 
 def check_stack_with(ctx: Context, c: StackWith) -> Iterator[Finding]:
     for view in views(ctx, c):
-        groups = view.by_location()
-        for piece in view.setup:
-            if not ctx.piece_matches(c.where, piece):
-                continue
-            mates = [o for o in groups.get(piece.at, []) if _partner_ok(ctx, c, piece, o)]
-            wanted = getattr(piece.entry, "attached_to", "")
-            if wanted and wanted not in {m.piece_id for m in mates}:
-                yield finding(
-                    c,
-                    piece.entry.locate("attached_to"),
-                    f"`{piece.piece_id}` is attached to `{wanted}`, which is not a "
-                    f"suitable partner at {piece.at} in scenario `{view.scenario.id}`",
-                )
-            elif not mates:
-                yield finding(
-                    c,
-                    piece.loc,
-                    f"`{piece.piece_id}` starts at {piece.at} in scenario "
-                    f"`{view.scenario.id}` without a suitable unit to stack with",
-                )
+        yield from _stacked_with(ctx, c, view, view.setup, view.by_location())
+
+
+def stack_with_runs(ctx: Context, c: StackWith) -> RunCheck:
+    """The check of a run (compiler.rules.runs: it holds each of its pieces' location
+    whole)."""
+
+    def check(view: ScenarioView, run: Run) -> list[Finding]:
+        groups = {pieces[0].at: pieces for pieces in run.by_location()}
+        return list(_stacked_with(ctx, c, view, run.setup, groups))
+
+    return check
+
+
+def _stacked_with(
+    ctx: Context,
+    c: StackWith,
+    view: ScenarioView,
+    setup: Iterable[Placement],
+    groups: dict[str, list[Placement]],
+) -> Iterator[Finding]:
+    """The findings of the pieces of `setup`, each with the pieces at its location
+    (`groups`)."""
+    for piece in setup:
+        if not ctx.piece_matches(c.where, piece):
+            continue
+        mates = [o for o in groups.get(piece.at, []) if _partner_ok(ctx, c, piece, o)]
+        wanted = getattr(piece.entry, "attached_to", "")
+        if wanted and wanted not in {m.piece_id for m in mates}:
+            yield finding(
+                c,
+                piece.entry.locate("attached_to"),
+                f"`{piece.piece_id}` is attached to `{wanted}`, which is not a "
+                f"suitable partner at {piece.at} in scenario `{view.scenario.id}`",
+            )
+        elif not mates:
+            yield finding(
+                c,
+                piece.loc,
+                f"`{piece.piece_id}` starts at {piece.at} in scenario "
+                f"`{view.scenario.id}` without a suitable unit to stack with",
+            )
 
 
 def _weight(c: AttachmentLimit, child: Formation) -> float:

@@ -25,8 +25,9 @@ from compiler.rules.base import (
     param_finding,
 )
 from compiler.rules.base import views as scenario_views
-from compiler.rules.context import Context
+from compiler.rules.context import Context, ScenarioView
 from compiler.rules.placed import Placement
+from compiler.rules.runs import Run, RunCheck
 from compiler.rules.select import (
     MISSING,
     card_attr,
@@ -56,16 +57,26 @@ class Subject(NamedTuple):
 
 
 def subjects(
-    ctx: Context, target: str, c: ValueRange | FieldCompare, units: Sequence[Unit] | None = None
+    ctx: Context,
+    target: str,
+    c: ValueRange | FieldCompare,
+    units: Sequence[Unit] | None = None,
+    run: tuple[ScenarioView, Run] | None = None,
 ) -> Iterator[Subject]:
-    """The records a constraint checks (of `target`); with `units`, those units alone."""
+    """The records a constraint checks (of `target`); with `units`, those units alone; with
+    `run`, the pieces of that run of a scenario alone (compiler.rules.runs)."""
     game = ctx.game
     if target == "units":
         for u in game.units if units is None else units:
             yield Subject(f"unit `{u.id}`", partial(unit_attr, game, u), u.title, u.locate)
     elif target == "setup":
-        for view in scenario_views(ctx, c):
-            for p in (*view.setup, *view.arrivals):
+        placed = (
+            ((view, (*view.setup, *view.arrivals)) for view in scenario_views(ctx, c))
+            if run is None
+            else ((run[0], run[1].placements()),)
+        )
+        for view, pieces in placed:
+            for p in pieces:
                 name = f"`{p.piece_id}` in scenario `{view.scenario.id}`"
                 yield Subject(
                     name,
@@ -124,10 +135,37 @@ def units_checked(
         return None
 
 
-def _range(ctx: Context, c: ValueRange, units: Sequence[Unit] | None = None) -> Iterator[Finding]:
+def setup_runs(ctx: Context, c: ValueRange | FieldCompare) -> RunCheck | None:
+    """The check of a run of a scenario's pieces (compiler.rules.runs) by a value-range or
+    field-compare over `setup`; None when the constraint's own bounds are bad (checked
+    whole)."""
+    if isinstance(c, FieldCompare):
+        return lambda view, run: list(_compare(ctx, c, run=(view, run)))
+    if bad_expressions(c, ((c, "min", c.min), (c, "max", c.max)), known=known_name):
+        return None
     limits: dict[str, tuple[Bound | None, Bound | None]] = {}
+
+    def check(view: ScenarioView, run: Run) -> list[Finding] | None:
+        try:
+            return list(_range(ctx, c, run=(view, run), limits=limits))
+        except ParamError:
+            return None
+
+    return check
+
+
+def _range(
+    ctx: Context,
+    c: ValueRange,
+    units: Sequence[Unit] | None = None,
+    run: tuple[ScenarioView, Run] | None = None,
+    limits: dict[str, tuple[Bound | None, Bound | None]] | None = None,
+) -> Iterator[Finding]:
+    """The findings of a value-range (over `units` or `run` alone, when given); `limits`
+    remembers constant bounds per series title (across the runs of one validation)."""
+    limits = {} if limits is None else limits
     constant = is_constant(c.min) and is_constant(c.max)
-    for subject in subjects(ctx, c.target, c, units):
+    for subject in subjects(ctx, c.target, c, units, run):
         if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         value = subject.attr(c.path)
@@ -198,9 +236,12 @@ def check_compare(ctx: Context, c: FieldCompare) -> Iterator[Finding]:
 
 
 def _compare(
-    ctx: Context, c: FieldCompare, units: Sequence[Unit] | None = None
+    ctx: Context,
+    c: FieldCompare,
+    units: Sequence[Unit] | None = None,
+    run: tuple[ScenarioView, Run] | None = None,
 ) -> Iterator[Finding]:
-    for subject in subjects(ctx, c.target, c, units):
+    for subject in subjects(ctx, c.target, c, units, run):
         if not in_titles(c, subject.title) or not subject.chosen(ctx, c.where):
             continue
         left, right = number(subject.attr(c.left)), number(subject.attr(c.right))
