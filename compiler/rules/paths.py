@@ -4,7 +4,8 @@ ever opens or writes an outside path."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from compiler.diagnostics import Finding
 from compiler.load.paths import game_path
@@ -43,19 +44,32 @@ PieceArtPath = tuple[str, PieceArt, str, str]
 
 
 def piece_art_paths(game: GameData) -> list[PieceArtPath]:
-    """Every image path of piece art the data gives, in source order."""
-    owners: list[tuple[str, PieceArt | None]] = [
-        *((f"unit `{u.id}`", u.art) for u in game.units),
-        *((f"marker set `{m.id}`", m.art) for m in game.marker_sets),
-        *((f"card `{c.id}`", c.art) for c in game.cards),
-        *((f"deck `{d.id}`", d.art) for d in game.decks),
-    ]
-    return [
-        (owner, art, key, path)
-        for owner, art in owners
-        if art is not None
-        for key, path in art.paths()
-    ]
+    """Every image path of piece art the data gives, in source order. (An owner's name is
+    spelt only for a record with art: most of a large game's thousands of units have none,
+    and this runs at every build.)"""
+    found: list[PieceArtPath] = []
+    records: tuple[tuple[str, Sequence[_WithArt]], ...] = (
+        ("unit", game.units),
+        ("marker set", game.marker_sets),
+        ("card", game.cards),
+        ("deck", game.decks),
+    )
+    for kind, owners in records:
+        for record in [r for r in owners if r.art is not None]:
+            art = record.art
+            assert art is not None
+            found.extend((f"{kind} `{record.id}`", art, key, path) for key, path in art.paths())
+    return found
+
+
+class _WithArt(Protocol):
+    """A record that may have piece art (a unit, marker set, card, deck)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def art(self) -> PieceArt | None: ...
 
 
 def piece_art_outside(game: GameData, art: PieceArt, key: str, owner: str) -> Finding | None:
