@@ -15,7 +15,7 @@ from compiler.diagnostics import Finding
 from compiler.load.game import load_game
 from compiler.load.keptread import kept_path
 from compiler.model.gamedata import GameData
-from compiler.rules import engine, runs, values
+from compiler.rules import engine, integrity, runs, values
 from compiler.rules.context import scenario_view
 from compiler.rules.engine import validate
 from compiler.rules.kept import SUFFIX, kept_here
@@ -357,3 +357,62 @@ def test_a_unit_check_broken_warm_is_reported_and_fixed_is_not(
     fixed = generated.warm()
     assert fixed == generated.cold()
     assert not any(f.rule == rule for f in fixed)
+
+
+@pytest.fixture
+def entry_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pieces of each run the integrity checks of scenario entries checked."""
+    counted: list[int] = []
+    real = integrity._run_entries
+
+    def spy(game: GameData, declared: set[str], view: object, run: runs.Run) -> object:
+        counted.append(len(run.placements()))
+        return real(game, declared, view, run)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(integrity, "_run_entries", spy)
+    return counted
+
+
+def test_a_placed_unit_renamed_warm_is_an_unknown_unit_and_back_is_not(
+    generated: Generated, entry_runs: list[int]
+) -> None:
+    game = generated.loaded(None)
+    unit = lone_unit(game)
+    holding = runs_holding(game, unit)
+    generated.set_unit(unit, f"id: {unit},", f"id: {unit}-gone,")
+    entry_runs.clear()
+    broken = generated.warm()
+    assert len(entry_runs) == holding  # the runs that place it alone
+    assert broken == generated.cold()
+    assert any(f.rule == "unresolved-reference" and f"`{unit}`" in f.message for f in broken)
+    generated.set_unit(f"{unit}-gone", f"id: {unit}-gone,", f"id: {unit},")
+    entry_runs.clear()
+    fixed = generated.warm()
+    assert len(entry_runs) == holding
+    assert fixed == generated.cold()
+    assert not any(f.rule == "unresolved-reference" for f in fixed)
+    entry_runs.clear()
+    assert generated.warm() == fixed and entry_runs == []
+
+
+@pytest.mark.parametrize("placed", [True, False])
+def test_an_unknown_location_warm_is_reported_and_fixed_is_not(
+    generated: Generated, placed: bool
+) -> None:
+    game = generated.loaded(None)
+    scenario = Path(game.scenarios[1].loc.path)
+    text = scenario.read_text(encoding="utf-8")
+    first = re.search(r"\{at: ([0-9.]+), unit: ", text)
+    assert first is not None
+    if placed:  # a piece put where no map has a location
+        broken_text = text.replace(first[0], "{at: 99.99, unit: ", 1)
+    else:  # an entry that places nothing, at no location
+        broken_text = text.replace("    setup:\n", "    setup:\n      - {at: 98.98}\n", 1)
+    scenario.write_text(broken_text, "utf-8")
+    broken = generated.warm()
+    assert broken == generated.cold()
+    assert any(f.rule == "unknown-location" for f in broken)
+    scenario.write_text(text, "utf-8")
+    fixed = generated.warm()
+    assert fixed == generated.cold()
+    assert not any(f.rule == "unknown-location" for f in fixed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 from compiler.backends.pergame import PerGameMemo
 from compiler.diagnostics import Finding, Location
@@ -14,6 +15,9 @@ from compiler.model.scenarios import Scenario, SetupEntry
 from compiler.model.units import Unit
 from compiler.rules.placed import Placement
 from compiler.rules.select import matches, place_attr, placement_attr
+
+if TYPE_CHECKING:
+    from compiler.rules.runs import RunCheck
 
 
 @dataclass
@@ -159,6 +163,8 @@ UnitCheck = Callable[[Sequence[Unit]], list[Finding]]
 """A check of units, one by one: the findings of the units given, in their order."""
 KeptUnitChecks = Callable[[str, Sequence[object], UnitCheck], list[Finding]]
 """compiler.rules.kept.KeptFindings.unit_checks."""
+KeptRunChecks = Callable[[str, "RunCheck"], list[Finding]]
+"""compiler.rules.kept.KeptFindings.run_checks."""
 
 
 @dataclass
@@ -171,6 +177,9 @@ class Context:
     _place_tests: dict[int, _Memo] = field(default_factory=dict)
     kept_units: KeptUnitChecks | None = None
     """Checks of units kept between builds (compiler.rules.kept), when validation keeps them."""
+    kept_runs: KeptRunChecks | None = None
+    """Checks of every scenario's pieces kept between builds run by run (compiler.rules.kept,
+    compiler.rules.runs), when validation keeps them."""
 
     def units_checked(self, name: str, reads: Sequence[object], check: UnitCheck) -> list[Finding]:
         """`check` over the game's units. With checks kept (`kept_units`), groups of units

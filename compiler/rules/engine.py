@@ -72,6 +72,7 @@ def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
         kept = KeptFindings.open(game, ctx)
         if kept is not None:
             ctx.kept_units = kept.unit_checks
+            ctx.kept_runs = kept.run_checks
         findings = list(integrity.check(ctx))
         for constraint in game.constraints:
             findings.extend(_constraint_findings(ctx, constraint, kept))

@@ -15,9 +15,10 @@ from compiler.model.gamedata import GameData
 from compiler.model.layouts import Slot
 from compiler.model.scenarios import Reinforcement, Scenario, SetupEntry, Withdrawal
 from compiler.model.units import Unit
-from compiler.rules.context import Context
+from compiler.rules.context import Context, ScenarioView
 from compiler.rules.paths import check_paths
 from compiler.rules.placed import Placement
+from compiler.rules.runs import Run, whole
 
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}\Z")
 
@@ -152,13 +153,8 @@ def _scenario_refs(game: GameData, refs: Refs) -> None:
     for scenario in game.scenarios:
         refs.check("title", scenario, "title", scenario.title)
         refs.check_all("map", scenario, "maps", scenario.maps)
-        for entry in scenario.setup:
-            refs.check("unit", entry, "unit", entry.unit)
-            refs.check_all("unit", entry, "units", entry.units)
-            refs.check("marker", entry, "marker", entry.marker)
+        for entry in scenario.setup:  # its pieces: _scenario_entries
             refs.check("unit", entry, "attached_to", entry.attached_to)
-        for arrival in scenario.reinforcements:
-            refs.check_all("unit", arrival, "units", arrival.units)
         for leaving in scenario.withdrawals:
             refs.check_all("unit", leaving, "units", leaving.units)
         for player in scenario.decks:
@@ -208,9 +204,6 @@ def formation_cycles(ctx: Context) -> Iterator[Finding]:
 def _value_keys(ctx: Context) -> Iterator[Finding]:
     declared = {v.id for v in ctx.game.game.values}
     yield from ctx.units_checked("unit-values", (ctx.game.game,), partial(_unit_values, declared))
-    for scenario in ctx.game.scenarios:
-        for entry in _entries(scenario):
-            yield from _unknown_values(declared, entry, "state", entry.state)
 
 
 def _unit_values(declared: set[str], units: Sequence[Unit]) -> list[Finding]:
@@ -239,20 +232,93 @@ def _entries(scenario: Scenario) -> tuple[SetupEntry | Reinforcement, ...]:
     return (*scenario.setup, *scenario.reinforcements)
 
 
-def _locations(ctx: Context) -> Iterator[Finding]:
-    for scenario in ctx.game.scenarios:
-        maps = ctx.game.scenario_maps(scenario)
-        known = [pid for m in maps for pid in ctx.game.places.get(m.id, {})]
+def _scenario_entries(ctx: Context) -> list[Finding]:
+    """The findings of every scenario's setup entries and arrivals (compiler.rules.runs: kept
+    clean run by run between builds, when validation keeps them; see _run_entries), and of
+    the entries that place no piece (in no run)."""
+    game = ctx.game
+    declared = {v.id for v in game.game.values}
+    check = partial(_run_entries, game, declared)
+    if ctx.kept_runs is None:
+        found = [f for view in ctx.views() for f in check(view, whole(view))]
+    else:
+        found = ctx.kept_runs("scenario-entries", check)
+    for scenario in game.scenarios:
         for entry in _entries(scenario):
-            if ctx.game.place(scenario, entry.at) is None:
-                names = ", ".join(m.id for m in maps) or "none"
-                yield Finding(
-                    "unknown-location",
-                    entry.locate("at"),
-                    f"location `{entry.at}` is not on the maps of scenario "
-                    f"`{scenario.id}` ({names})",
-                    suggest(entry.at, known) or "check the id against the map data",
-                )
+            if not _pieces(entry):
+                found.extend(_entry_findings(game, declared, scenario, entry, None))
+    return found
+
+
+def _pieces(entry: SetupEntry | Reinforcement) -> bool:
+    """Whether the entry places a piece (ScenarioView: a unit, units or a marker)."""
+    if isinstance(entry, SetupEntry):
+        return bool(entry.unit or entry.units or entry.marker)
+    return bool(entry.units)
+
+
+def _run_entries(game: GameData, declared: set[str], view: ScenarioView, run: Run) -> list[Finding]:
+    """The findings of the entries that place the pieces of `run` (the pieces they name, the
+    names of their state values, their location: what a run's digest covers, with the game's
+    records) and of the run's setup pieces (face and steps). An arrival whose pieces two runs
+    share is checked in each: the same findings, made one by sort_findings."""
+    found: list[Finding] = []
+    seen: set[int] = set()
+    for placement in run.placements():
+        entry = placement.entry
+        if id(entry) not in seen:
+            seen.add(id(entry))
+            found.extend(_entry_findings(game, declared, view.scenario, entry, placement))
+    found.extend(_states(run.setup))
+    return found
+
+
+def _entry_findings(
+    game: GameData,
+    declared: set[str],
+    scenario: Scenario,
+    entry: SetupEntry | Reinforcement,
+    placement: Placement | None,
+) -> Iterator[Finding]:
+    """An entry's unknown pieces (the unit ids or marker it names), state value names and
+    location; `placement`: one of its pieces (where it is put), None when it places none."""
+    if isinstance(entry, SetupEntry):
+        yield from _unknown_ids(game, "unit", entry, "unit", (entry.unit,) if entry.unit else ())
+        yield from _unknown_ids(game, "unit", entry, "units.", entry.units)
+        if entry.marker and entry.marker not in game.markers:
+            marker = entry.marker
+            yield _ref("marker", marker, set(game.markers), entry.locate("marker"))
+    else:
+        yield from _unknown_ids(game, "unit", entry, "units.", entry.units)
+    yield from _unknown_values(declared, entry, "state", entry.state)
+    place = game.place(scenario, entry.at) if placement is None else placement.place
+    if place is None:
+        yield _unknown_location(game, scenario, entry)
+
+
+def _unknown_ids(
+    game: GameData, what: str, entry: Node, key: str, ids: Sequence[str]
+) -> Iterator[Finding]:
+    """unresolved-reference for each of `ids` (at `key`, or `key`+index when it ends in a dot)
+    that names no unit (as Refs.check_all and Refs.check over the game's table of units)."""
+    for index, uid in enumerate(ids):
+        if uid and game.unit(uid) is None:
+            where = f"{key}{index}" if key.endswith(".") else key
+            yield _ref(what, uid, {u.id for u in game.units}, entry.locate(where))
+
+
+def _unknown_location(
+    game: GameData, scenario: Scenario, entry: SetupEntry | Reinforcement
+) -> Finding:
+    maps = game.scenario_maps(scenario)
+    known = [pid for m in maps for pid in game.places.get(m.id, {})]
+    names = ", ".join(m.id for m in maps) or "none"
+    return Finding(
+        "unknown-location",
+        entry.locate("at"),
+        f"location `{entry.at}` is not on the maps of scenario `{scenario.id}` ({names})",
+        suggest(entry.at, known) or "check the id against the map data",
+    )
 
 
 def _turns(ctx: Context) -> Iterator[Finding]:
@@ -339,27 +405,27 @@ def _uses(ctx: Context) -> Iterator[Finding]:
                 )
 
 
-def _states(ctx: Context) -> Iterator[Finding]:
-    for view in ctx.views():
-        for placement in view.setup:
-            unit = placement.unit
-            if unit is None:
-                continue
-            if placement.face == "back" and not unit.has_back:
-                yield Finding(
-                    "no-back-side",
-                    placement.entry.locate("face"),
-                    f"`{unit.id}` is set up on its back but has no back side",
-                    "give the unit `back:` values or set it up face: front",
-                )
-            steps = placement.steps
-            if steps is not None and not 1 <= steps <= unit.steps:
-                yield Finding(
-                    "steps-range",
-                    placement.entry.locate("steps"),
-                    f"`{unit.id}` starts with {steps} steps; it has {unit.steps}",
-                    "steps lie between 1 and the unit's `steps`",
-                )
+def _states(setup: Iterable[Placement]) -> Iterator[Finding]:
+    """A setup's pieces on a back they lack, or with steps they do not have."""
+    for placement in setup:
+        unit = placement.unit
+        if unit is None:
+            continue
+        if placement.face == "back" and not unit.has_back:
+            yield Finding(
+                "no-back-side",
+                placement.entry.locate("face"),
+                f"`{unit.id}` is set up on its back but has no back side",
+                "give the unit `back:` values or set it up face: front",
+            )
+        steps = placement.steps
+        if steps is not None and not 1 <= steps <= unit.steps:
+            yield Finding(
+                "steps-range",
+                placement.entry.locate("steps"),
+                f"`{unit.id}` starts with {steps} steps; it has {unit.steps}",
+                "steps lie between 1 and the unit's `steps`",
+            )
 
 
 def _charts(ctx: Context) -> Iterator[Finding]:
@@ -458,10 +524,9 @@ CHECKS: tuple[Callable[[Context], Iterable[Finding]], ...] = (
     references,
     formation_cycles,
     _value_keys,
-    _locations,
+    _scenario_entries,
     _turns,
     _uses,
-    _states,
     _charts,
     _colours,
     _layout_slots,

@@ -146,12 +146,28 @@ class KeptFindings:
         records and code, when its scenario and the units it places are the same, is not
         checked again; a run with a finding always is (its findings then point where its
         pieces are written now). None when `check` says to check the constraint whole."""
-        key = self._runs_key(c)
+        return self._by_runs(self._runs_key(c), views(self.ctx, c), c.kind in WHOLE_KINDS, check)
+
+    def run_checks(self, name: str, check: RunCheck) -> list[Finding]:
+        """`check` over every scenario's pieces, run by run (Context.kept_runs): a run found
+        clean by the check `name` before, under the same game records and code, when its
+        scenario and the units it places are the same, is not checked again."""
+        digest = hashlib.sha256(_code() + b"scenario-checks\0" + name.encode("utf-8") + b"\0")
+        digest.update(self._records_key())
+        found = self._by_runs(digest.digest(), self.ctx.views(), False, check)
+        assert found is not None  # `check` always checks
+        return found
+
+    def _by_runs(
+        self, key: bytes, chosen: Iterable[ScenarioView], one: bool, check: RunCheck
+    ) -> list[Finding] | None:
+        """The findings of `check` over the runs of the `chosen` scenarios (each scenario
+        `one` run), skipping the runs kept clean under `key`; None when `check` says so."""
         clean = _groups(self.known.get(key, b""))
         found: list[Finding] = []
         still: list[bytes] = []
-        for view in views(self.ctx, c):
-            for run, digest in self._scenario_runs(view, c.kind in WHOLE_KINDS):
+        for view in chosen:
+            for run, digest in self._scenario_runs(view, one):
                 run_key = hashlib.sha256(key + digest).digest()[:GROUP_KEY]
                 if run_key not in clean:
                     checked = check(view, run)
