@@ -33,8 +33,10 @@ class ScenarioView:
         return groups
 
 
-def _setup_placements(game: GameData, scenario: Scenario, entry: SetupEntry) -> list[Placement]:
-    place = game.place(scenario, entry.at)
+def _setup_placements(
+    game: GameData, scenario: Scenario, entry: SetupEntry, place: Place | None
+) -> list[Placement]:
+    """The pieces a setup entry puts on `place`, the location it names (None: none)."""
     ids: list[tuple[str, Location]] = []
     if entry.unit:
         ids.append((entry.unit, entry.locate("unit")))
@@ -110,10 +112,11 @@ def _same_placements(before: GameData, game: GameData) -> bool:
 
 def _scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
     view = ScenarioView(scenario)
+    place_of = _places(game, scenario)
     for entry in scenario.setup:
-        view.setup.extend(_setup_placements(game, scenario, entry))
+        view.setup.extend(_setup_placements(game, scenario, entry, place_of(entry.at)))
     for arrival in scenario.reinforcements:
-        place = game.place(scenario, arrival.at)
+        place = place_of(arrival.at)
         for index, uid in enumerate(arrival.units):
             view.arrivals.append(
                 Placement(
@@ -132,6 +135,25 @@ def _scenario_view(game: GameData, scenario: Scenario) -> ScenarioView:
                 )
             )
     return view
+
+
+def _places(game: GameData, scenario: Scenario) -> Callable[[str], Place | None]:
+    """GameData.place for one scenario, its maps' tables of places looked up once (not at
+    each of the thousands of entries a large scenario holds)."""
+    tables = [game.places.get(m.id, {}) for m in game.scenario_maps(scenario)]
+    if len(tables) == 1:
+        return tables[0].get
+    if not tables:
+        return lambda _at: None
+
+    def place(location_id: str) -> Place | None:
+        for table in tables:
+            found = table.get(location_id)
+            if found is not None:
+                return found
+        return None
+
+    return place
 
 
 _DYNAMIC_PREFIXES = ("state.", "at", "steps")
