@@ -1,17 +1,28 @@
-"""Findings of the scenario constraints kept between builds: a warm build that changed a unit no
-scenario places checks them again only where what they read changed.
+"""Findings kept between builds: a warm build that changed a unit checks again only what read
+it.
 
 A constraint over the pieces a scenario places (stacking, mixed-sides, setup-zone, stack-with,
-marker-supply, and value-range or field-compare over `setup`) reads the constraint, the
-scenarios (their pieces, where each is written), what the placed units, markers and places
-are, the game's own settings (params, titles, values), the unit types and formations; its
-findings point into the scenarios and the constraint only. So its findings are kept under a
-key of exactly that: the constraint's file (its bytes: GameData.sources) and place in it, the
-file of each scenario, the content digests (compiler.model.digests) of the game's record, its
-unit types, formations, marker sets and maps, and of the unit each placement names, and the
-code of the rules and of the loader. Any other constraint, or one whose file the loader did
-not key (a load without the kept records), is checked as before. A kept entry that does not
-read back whole is checked again; the file is written only when what the build used changed.
+marker-supply, and value-range or field-compare over `setup`) is checked run by run
+(compiler.rules.runs: whole location groups of a scenario's setup, or arrivals, some 32
+pieces each). Whether a run has a finding is decided by what the run holds (the scenario's
+entries, the units it places) and what the check reads besides: the constraint, the game's
+own settings (params, titles, values), unit types, formations, marker sets and maps, and the
+code of the rules and of the loader; not by where any of it is written. So a run found clean
+is kept clean under a digest of exactly that (KeptFindings.run_findings), and not checked
+again, while a run with a finding is always checked again (its findings then point where its
+pieces are written now). One unit changed checks again the runs that place it; a scenario
+file changed, that scenario's runs. marker-supply, which counts over a scenario and reads no
+unit, takes each scenario as one run keyed without the units. The integrity checks of the
+scenarios' entries (the pieces they name, their state names, their location, face and steps)
+go the same way (KeptFindings.run_checks).
+
+When such a constraint must be checked whole (a malformed bound, an unknown $param: a
+finding of the constraint), its findings are kept whole under a key of its file (its bytes:
+GameData.sources) and place in it, the file of each scenario, the content digests
+(compiler.model.digests) of the game's records above and of the unit each placement names,
+and the code. Any other constraint, or one whose file the loader did not key (a load without
+the kept records), is checked as before. A kept entry that does not read back whole is
+checked again; the file is written only when what the build used changed.
 
 Checks of each unit on its own (value-range and field-compare over `units`, and the integrity
 checks of a unit's references and value names: Context.units_checked) go through the units
