@@ -37,6 +37,24 @@ def _setup_placements(
     game: GameData, scenario: Scenario, entry: SetupEntry, place: Place | None
 ) -> list[Placement]:
     """The pieces a setup entry puts on `place`, the location it names (None: none)."""
+    if entry.unit and not entry.units and not entry.marker:  # most entries: one unit
+        unit = entry.unit
+        return [
+            Placement(
+                scenario,
+                entry,
+                unit,
+                entry.locate("unit"),
+                entry.at,
+                place,
+                game.unit(unit),
+                None,
+                entry.face,
+                entry.state,
+                entry.steps,
+                0,
+            )
+        ]
     ids: list[tuple[str, Location]] = []
     if entry.unit:
         ids.append((entry.unit, entry.locate("unit")))
