@@ -50,7 +50,7 @@ from compiler.model.digests import (
     remember_all,
 )
 from compiler.model.gamedata import GameData
-from compiler.model.scenarios import Scenario
+from compiler.model.scenarios import Reinforcement, Scenario
 from compiler.model.source import SourceFile
 from compiler.model.units import Unit
 
@@ -282,7 +282,9 @@ class _KeptRows:
         self.store = store
         template = hashlib.sha256(source.encode("utf-8")).hexdigest()
         self.seed = record_key("unit-rows", template)
+        self.scenario_seed = record_key("scenario-rows", template, jinja2.__version__)
         self.calls: dict[str, int] = {}
+        self.scenario_calls: dict[tuple[str, str], int] = {}
 
     def rows(
         self, side: str, units: list[Unit], formation_of: Callable[[Unit], object], write: Writer
@@ -329,6 +331,29 @@ class _KeptRows:
         """One row written (what it shows, `formation`, is in the run's check)."""
         return str(write(unit))
 
+    def scenario_rows(
+        self, kind: str, scenario: str, shown: str, written: Callable[[], str]
+    ) -> str:
+        """The rows of one of a scenario's charts (`kind`: "setup" or "arrivals"): kept as
+        they were when what they show (`shown`: see _scenario_shown) is the same, else
+        `written()` (the template's loop over them) and kept for the next build."""
+        call = self.scenario_calls[(kind, scenario)] = (
+            self.scenario_calls.get((kind, scenario), 0) + 1
+        )
+        where = json.dumps([kind, scenario, call]).encode("utf-8")
+        key = hashlib.sha256(self.scenario_seed + where).digest()
+        check = hashlib.sha256(self.scenario_seed + where + shown.encode("utf-8")).digest()
+        stored = self.store.known.get(key, b"")
+        if stored[:KEY_SIZE] == check:
+            text = _kept_text(stored[KEY_SIZE:])
+            if text is not None:
+                self.store.kept[key] = stored
+                return text
+        text = written()
+        data = text.encode("utf-8")
+        self.store.kept[key] = check + _check(data) + data
+        return text
+
 
 RUN_UNITS = 32
 """Units whose rows are kept together: an unchanged run costs one look-up."""
@@ -345,6 +370,30 @@ def _shown(unit: Unit, formation: object, formations: dict[int, str]) -> str:
     if digest is None:
         digest = formations[id(formation)] = content_digest(formation)
     return f"{content_digest(unit)}:{digest}"
+
+
+def _scenario_shown(game: GameData, scenario: Scenario, unit_name: Callable[[str], Text]) -> str:
+    """What a scenario's setup card and reinforcement rows may show besides the template and
+    the code (in the key's seed): the scenario, the game and the maps (the places named) as
+    content digests, the name of each unit its setup and arrivals name, and the words put
+    after a piece set up on its back in each language. Worked out from the records, never
+    from the rows, so that a kept scenario costs no template call per row."""
+    ids: list[str] = []
+    for entry in scenario.setup:
+        if entry.unit:
+            ids.append(entry.unit)
+        ids.extend(entry.units)
+    for arrival in scenario.reinforcements:
+        ids.extend(arrival.units)
+    parts = [
+        content_digest(scenario),
+        content_digest(game.game),
+        *map(content_digest, game.maps),
+        tr(BACK, "en", name="\0"),
+        tr(BACK, "ja", name="\0"),
+        json.dumps([[name.en, name.ja] for name in map(unit_name, ids)], ensure_ascii=False),
+    ]
+    return "\n".join(parts)
 
 
 def _kept_run(kept: bytes) -> tuple[list[str], list[str]] | None:
@@ -365,6 +414,17 @@ def _kept_run(kept: bytes) -> tuple[list[str], list[str]] | None:
 
 
 CHECK_SIZE = 4
+
+
+def _kept_text(kept: bytes) -> str | None:
+    """A scenario's rows kept by _KeptRows.scenario_rows (after their check), when whole."""
+    data = kept[CHECK_SIZE:]
+    if len(kept) < CHECK_SIZE or _check(data) != kept[:CHECK_SIZE]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _check(data: bytes) -> bytes:
@@ -763,6 +823,33 @@ def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
             if not isinstance(v, bool) and len(str(v)) < 12
         )
 
+    def setup_rows(scenario: Scenario, write: Callable[[SetupGroup, Scenario], object]) -> str:
+        """What `write(group, scenario)` writes for each setup group of a scenario."""
+
+        def written() -> str:
+            return "".join(str(write(group, scenario)) for group in setup_groups(scenario))
+
+        if kept is None:
+            return written()
+        shown = _scenario_shown(game, scenario, unit_name)
+        return kept.scenario_rows("setup", scenario.id, shown, written)
+
+    def arrival_rows(
+        scenario: Scenario,
+        arrivals: Iterable[Reinforcement],
+        write: Callable[[Reinforcement, Scenario], object],
+    ) -> str:
+        """What `write(arrival, scenario)` writes for each of `arrivals` (the shared template
+        gives the scenario's reinforcements sorted by turn)."""
+
+        def written() -> str:
+            return "".join(str(write(arrival, scenario)) for arrival in arrivals)
+
+        if kept is None:
+            return written()
+        shown = _scenario_shown(game, scenario, unit_name)
+        return kept.scenario_rows("arrivals", scenario.id, shown, written)
+
     def unit_rows(side_id: str, write: Callable[[Unit], object]) -> str:
         """What `write(unit)` writes for each unit of a side, one after the other."""
         units = [u for u in game.units if u.side == side_id]
@@ -774,6 +861,8 @@ def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
         "game": game,
         "turn_tracks": game.game.turn_tracks(),
         "unit_rows": unit_rows,
+        "setup_rows": setup_rows,
+        "arrival_rows": arrival_rows,
         "names": names,
         "place": place,
         "setup_groups": setup_groups,
