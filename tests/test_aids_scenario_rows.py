@@ -137,3 +137,17 @@ def _scenario_keys(game: GameData) -> list[bytes]:
         hashlib.sha256(seed + json.dumps(list(place)).encode("utf-8")).digest()
         for place in _scenario_places(game)
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "charts:\n",
+        "  - a\n  - b",
+        "charts:\n  - id: a\n    rows:\n      - x\n  - id: b\n",
+        "\n  - \n  - ",
+    ],
+)
+def test_item_starts_are_the_regular_expressions(text: str) -> None:
+    assert aids._item_starts(text) == [m.start() for m in aids.CHART_ITEM.finditer(text)]
