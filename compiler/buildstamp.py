@@ -191,10 +191,10 @@ def _unchanged(path: str, entry: Entry) -> bool:
         return False
 
 
-def _without_digests(outputs: Any) -> dict[str, list[int]]:
-    """The outputs as recorded: size, mtime, inode, each as a list (as the folder is listed;
-    a record holds the files a commit renamed in as tuples)."""
-    return {name: list(recorded[:3]) for name, recorded in outputs.items()}
+def _without_digests(outputs: Any) -> dict[str, tuple[int, ...]]:
+    """The outputs as recorded: size, mtime, inode, each as a tuple (as the folder is
+    listed)."""
+    return {name: tuple(recorded[:3]) for name, recorded in outputs.items()}
 
 
 # ---- the record ------------------------------------------------------------------------------
@@ -429,18 +429,24 @@ def _listing(where: str) -> list[list[str]]:
     return sorted(entries)
 
 
-def _outputs(target: str) -> dict[str, list[Any]]:
-    """Every file in the output folder: size, mtime, inode; ValueError when the folder is a
-    link or holds anything but regular files."""
+def _outputs(target: str) -> dict[str, tuple[int, int, int]]:
+    """Every file in the output folder: size, mtime, inode (a tuple, as a commit records
+    them: see compiler.backends.files); ValueError when the folder is a link or holds
+    anything but regular files. Each stat is taken relative to the folder (13,000 of them
+    for a large game)."""
     if os.path.islink(target):
         raise ValueError(target)
-    found: dict[str, list[Any]] = {}
-    with os.scandir(target) as listing:
-        for entry in listing:
-            info = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(info.st_mode):
-                raise ValueError(entry.path)
-            found[entry.name] = [info.st_size, info.st_mtime_ns, info.st_ino]
+    found: dict[str, tuple[int, int, int]] = {}
+    fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        with os.scandir(fd) as listing:
+            for entry in listing:
+                info = entry.stat(follow_symlinks=False)
+                if not stat.S_ISREG(info.st_mode):
+                    raise ValueError(entry.name)
+                found[entry.name] = (info.st_size, info.st_mtime_ns, info.st_ino)
+    finally:
+        os.close(fd)
     return found
 
 

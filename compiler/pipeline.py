@@ -312,8 +312,10 @@ def build_checked(
             owned = partial(is_output_name, game_id)
             recover(target, owned)
             # the page goes in after its images; watch.js, which reloads it, after the page
-            outputs = OutputFolder.open(target, owned, last=(PAGE_NAME, WATCH_NAME))
-            kept = {} if stamp is None else outputs.unchanged(stamp.previous_outputs(target))
+            recorded = None if stamp is None else stamp.previous_outputs(target)
+            last = (PAGE_NAME, WATCH_NAME)
+            outputs = OutputFolder.open(target, owned, last, recorded)
+            kept = {} if recorded is None else outputs.unchanged(recorded)
             reused: set[str] = set()
             fill = partial(
                 _write_outputs,

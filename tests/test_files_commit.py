@@ -227,6 +227,42 @@ def test_only_the_files_as_the_last_build_left_them_are_vouched_for(previous: Pa
     assert OutputFolder.open(previous, owned).unchanged({image(3): [1]}) == {}  # damaged
 
 
+@pytest.mark.parametrize("as_lists", [False, True])
+def test_the_record_given_at_opening_vouches_as_unchanged_does(
+    previous: Path, as_lists: bool
+) -> None:
+    """The record given to `open` vouches for the same files as `unchanged` (a record of
+    lists, not the tuples a stamp keeps, too): a file edited in place, one of another mode,
+    one replaced, one deleted are not among them."""
+    recorded: dict[str, object] = dict(stamp_of(previous))
+    if as_lists:
+        recorded = {name: list(value) for name, value in stamp_of(previous).items()}
+    with (previous / image(1)).open("ab") as edited:
+        edited.write(b"!")
+    os.chmod(previous / image(2), 0o600)
+    (previous / image(3)).unlink()
+    write(previous, image(3), b"image 3")  # the same bytes, another file
+    (previous / image(4)).unlink()
+    outputs = OutputFolder.open(previous, owned, recorded=recorded)  # type: ignore[arg-type]
+    lost = {image(n) for n in (1, 2, 3, 4)}
+    assert set(outputs.vouched) == {"game.vmod", "index.html", *map(image, BEFORE)} - lost
+    assert outputs.unchanged(recorded) == outputs.vouched  # type: ignore[arg-type]
+    assert OutputFolder.open(previous, owned).unchanged(recorded) == outputs.vouched  # type: ignore[arg-type]
+
+
+def test_a_foreign_file_is_refused_whatever_the_record_says(previous: Path) -> None:
+    """Only the files still as the record has them are not asked about: a foreign file is
+    refused even when the record names it (it is not the file recorded)."""
+    recorded = stamp_of(previous)
+    write(previous, "notes.txt", b"mine")
+    with pytest.raises(FileExistsError):
+        OutputFolder.open(previous, owned, recorded=recorded)
+    recorded["notes.txt"] = (4, 0, 0)
+    with pytest.raises(FileExistsError):
+        OutputFolder.open(previous, owned, recorded=recorded)
+    assert (previous / "notes.txt").read_bytes() == b"mine"
+
+
 def test_keeping_a_file_not_vouched_for_is_refused(previous: Path) -> None:
     outputs = OutputFolder.open(previous, owned)
     outputs.unchanged({})
