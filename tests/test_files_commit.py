@@ -422,6 +422,42 @@ def test_a_warm_build_writes_what_a_cold_build_writes(
     assert not [p for p in warm.iterdir() if p.name.startswith(".mini.")]
 
 
+def _overwrite(path: Path) -> None:
+    """A file edited in place, its size kept (its mtime moves on)."""
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    with path.open("r+b") as edited:
+        edited.write(data)
+
+
+@pytest.mark.parametrize("damage", ["delete", "edit", "again"])
+def test_an_image_damaged_after_a_warm_build_is_written_again(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    """The record a warm build's commit leaves (not a listing of the folder) vouches only
+    for the files as they were committed: a unit's image the next build shows again,
+    deleted, edited in place (its size kept) or written again, is not kept."""
+    warm = tmp_path / "warm"
+    build(mini, warm, capsys)
+    first = {p.name for p in (warm / "mini").glob("preview-unit-*")}
+    replace_in(mini / "units.yaml", "name: Infantry,", "name: Foot,")
+    assert "mini: wrote" in build(mini, warm, capsys)
+    path = warm / "mini" / sorted({p.name for p in (warm / "mini").glob("preview-*")} & first)[0]
+    if damage == "delete":
+        path.unlink()
+    elif damage == "edit":
+        _overwrite(path)
+    else:
+        data = path.read_bytes()
+        path.unlink()
+        path.write_bytes(data)
+    replace_in(mini / "units.yaml", "name: Foot,", "name: Infantry,")
+    assert "mini: wrote" in build(mini, warm, capsys)
+    cold = tmp_path / "cold"
+    build(mini, cold, capsys)
+    assert snapshot(warm / "mini") == snapshot(cold / "mini")
+
+
 def test_a_build_whose_commit_is_refused_keeps_the_previous_set(
     mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
