@@ -259,3 +259,15 @@ def test_only_a_watched_page_loads_watch_js() -> None:
     watched = page("T", "en", [("a", "A")], ["<p>body</p>"], watched=True)
     assert "watch.js" not in plain
     assert '<script src="watch.js"></script>' in watched.split("</head>")[0]
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_the_page_written_in_parts_is_the_page_encoded(watched: bool) -> None:
+    """The page's bytes, its parts encoded one by one (html.page_bytes), are those of the
+    whole page encoded: with a title beyond ASCII, and sections that are and are not."""
+    from compiler.backends.preview.html import page, page_bytes
+
+    body = ["<p>body</p>\n", "<p>Ü — 戦</p>\n", "", "<p>end</p>\n"]
+    nav = [("a", "Ä"), ("b", "B")]
+    whole = page("Krieg — 戦", "de", nav, body, watched).encode("utf-8")
+    assert page_bytes("Krieg — 戦", "de", nav, body, watched) == whole

@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 
 from compiler.backends.charts.build import charts_rendered, render_charts
 from compiler.backends.files import FILE_MODE, Recorded, write_atomically
-from compiler.backends.preview.html import Sources, e, page
+from compiler.backends.preview.html import Sources, e, page_bytes
 from compiler.backends.preview.kept import RUNS, KeptRuns, shared_part
 from compiler.backends.preview.pdfpages import pdf_pages
 from compiler.backends.preview.sections import (
@@ -117,10 +117,10 @@ def write_preview(
     for edition in editions:
         anchor = f"e-{edition.name}"
         nav.append((anchor, edition.game.game.title.get(lang)))
-        body.append(_edition(edition, options, piece_images, folder, sources, files))
-    html = page(title.get(lang), lang, nav, body, watched)
+        body.extend(_edition(edition, options, piece_images, folder, sources, files))
+    html = page_bytes(title.get(lang), lang, nav, body, watched)
     _write_images(files, folder, kept or {}, reused)
-    return write_atomically(folder / PAGE_NAME, html.encode("utf-8"))
+    return write_atomically(folder / PAGE_NAME, html)
 
 
 def _write_images(
@@ -178,7 +178,9 @@ def _edition(
     folder: Path,
     sources: Sources,
     files: Files,
-) -> str:
+) -> list[str]:
+    """The edition's section of the page, in parts (its sections, ASCII but for the
+    names the game gives, are not joined into one string: see html.page_bytes)."""
     game, lang = edition.game, options.lang
     # the charts as the module shows them, from their cache (what render_charts remembers is
     # the last edition's only): render_plan takes them from there instead of drawing them;
@@ -217,11 +219,12 @@ def _edition(
     items = "".join(f'<li><a href="#{e(i)}">{e(label)}</a></li>' for i, label in shown)
     module = f"{edition.name}.vmod"
     heading = e(game.game.title.get(lang))
-    return (
+    opening = (
         f'<section id="{e(anchor)}" class="edition">\n<h2>{heading}</h2>\n'
         f'<p>{e(tr("Module", lang))}: <a href="{e(module)}">{e(module)}</a></p>\n'
-        f'<nav aria-label="{heading}"><ul>{items}</ul></nav>\n' + "".join(sections) + "</section>\n"
+        f'<nav aria-label="{heading}"><ul>{items}</ul></nav>\n'
     )
+    return [opening, *sections, "</section>\n"]
 
 
 def _kept_runs(cache: Path, lang: str, anchor: str, sources: Sources) -> KeptRuns:

@@ -100,9 +100,29 @@ def page(
     """The whole document: head, the title and contents, then the sections. A `watched` page
     (`build --watch`) loads watch.js, which reloads it when a new build lands
     (compiler.watch)."""
+    start, end = _frame(title, lang, nav, watched)
+    return "".join([start, *body, end])
+
+
+def page_bytes(
+    title: str,
+    lang: str,
+    nav: Iterable[tuple[str, str]],
+    body: Iterable[str],
+    watched: bool = False,
+) -> bytes:
+    """`page` encoded (UTF-8), each part on its own: one character beyond ASCII (the dash of
+    the title) made the whole page, 4 MB for a large game, a wide string joined and encoded
+    character by character; its sections are ASCII, each copied as it is."""
+    start, end = _frame(title, lang, nav, watched)
+    return b"".join([part.encode("utf-8") for part in (start, *body, end)])
+
+
+def _frame(title: str, lang: str, nav: Iterable[tuple[str, str]], watched: bool) -> tuple[str, str]:
+    """The document before the sections, and after them."""
     items = "".join(f'<li><a href="#{e(ident)}">{e(label)}</a></li>' for ident, label in nav)
     heading = f"{title} — {tr('preview', lang)}"
-    return "".join(
+    start = "".join(
         [
             f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head>\n<meta charset="utf-8">\n',
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
@@ -113,7 +133,6 @@ def page(
             f"<header>\n<h1>{e(heading)}</h1>\n",
             f'<nav aria-label="{e(tr("Contents", lang))}"><ul>{items}</ul></nav>\n</header>\n',
             '<main id="main">\n',
-            *body,
-            "</main>\n</body>\n</html>\n",
         ]
     )
+    return start, "</main>\n</body>\n</html>\n"
