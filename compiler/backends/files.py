@@ -384,21 +384,16 @@ def _still_as_recorded(
     before: Mapping[str, os.stat_result], recorded: Mapping[str, Recorded]
 ) -> dict[str, Recorded]:
     """The files of `before` (name → lstat) still as `recorded` (size, mtime, inode) with
-    a build's mode; none for a record of another shape. A record of tuples (as a stamp
-    keeps it) is matched in one pass of set operations that stays in C."""
-    now = {
-        name: (info.st_size, info.st_mtime_ns, info.st_ino)
-        for name, info in before.items()
-        if info.st_mode & 0o7777 == FILE_MODE
-    }
-    if set(map(type, recorded.values())) <= {tuple}:  # (items compare equal only as tuples)
-        return dict(now.items() & recorded.items())
-    try:  # lists (or a record of another shape)
+    a build's mode; none for a record of another shape."""
+    try:
         return {
             name: expected
             for name, expected in recorded.items()
-            if (found := now.get(name)) is not None
-            and (expected[0], expected[1], expected[2]) == found
+            if (now := before.get(name)) is not None
+            and now.st_ino == expected[2]
+            and now.st_mtime_ns == expected[1]
+            and now.st_size == expected[0]
+            and now.st_mode & 0o7777 == FILE_MODE
         }
     except (TypeError, IndexError, KeyError):  # a record of another shape vouches for none
         return {}
