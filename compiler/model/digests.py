@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from operator import is_, itemgetter
 from typing import cast
 
 _KNOWN: dict[int, tuple[object, str]] = {}
@@ -33,6 +34,20 @@ def content_digest(record: object) -> str:
     value = digest_of(record)
     remember(record, value)
     return value
+
+
+def content_digests(records: Sequence[object]) -> list[str]:
+    """`content_digest` of each record; when every one is remembered (a warm build's units,
+    told by the loader), looked up in passes that stay in C (8,000 units: no call each)."""
+    found = list(map(_KNOWN.get, map(id, records)))
+    if None not in found:
+        known = cast(list[tuple[object, str]], found)
+        if all(map(is_, map(_RECORD, known), records)):
+            return list(map(_DIGEST, known))
+    return [content_digest(record) for record in records]
+
+
+_RECORD, _DIGEST = itemgetter(0), itemgetter(1)
 
 
 def digest_of(record: object) -> str:

@@ -14,10 +14,14 @@ build: a warm build spells out only the units that changed.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from operator import is_, itemgetter
+from typing import cast
 
 from compiler.backends.pergame import PerGame
+from compiler.backends.rendercache import RenderCache, renderer_fingerprint
 from compiler.model.cards import Card, Deck
-from compiler.model.digests import content_digest
+from compiler.model.digests import DIGEST_LENGTH, HEX_DIGITS, content_digest, content_digests
 from compiler.model.gamedata import GameData
 from compiler.model.units import Marker, Unit
 
@@ -34,6 +38,8 @@ class _Memo:
         """The digests a unit's own is made with, by its type, nationality and side."""
         self.layouts: tuple[object, str] | None = None
         """The game's layouts and their digest (every face's key holds it)."""
+        self.kinds: str | None = None
+        """The digest of everything a unit's identity reads besides the unit (`_kinds`)."""
 
     def single(self, record: object) -> str:
         """The digest of one record (a unit type, a nationality ...), remembered by identity."""
@@ -95,6 +101,85 @@ def _unit_identity(game: GameData, unit: Unit) -> str:
     value = hashlib.sha256(":".join((own, *shared)).encode("ascii")).hexdigest()
     memo.units[id(unit)] = (unit, value)
     return value
+
+
+RUN_UNITS = 64
+"""Units whose identities are kept together (`unit_identities`)."""
+
+
+def unit_identities(
+    game: GameData, units: Sequence[Unit], kept: RenderCache | None = None
+) -> list[str]:
+    """`unit_identity` of each unit, remembered for it. With `kept` (a cache), worked out by
+    runs of RUN_UNITS units kept there by the content digests of their units (which the
+    loader tells for the units it read back) and of what else an identity reads: a warm
+    build works out the identities of the runs whose units changed, not those of thousands
+    of units (a sha256 each). A run whose entry is missing or not one is worked out again."""
+    remembered = _remembered(game, units)
+    if remembered is not None:
+        return remembered
+    if kept is None:
+        return [unit_identity(game, unit) for unit in units]
+    owns, kinds = content_digests(units), _kinds(game)
+    found: list[str] = []
+    for start in range(0, len(units), RUN_UNITS):
+        run = units[start : start + RUN_UNITS]
+        key = (
+            "identities:"
+            + hashlib.sha256(
+                "".join([kinds, *owns[start : start + RUN_UNITS]]).encode("ascii")
+            ).hexdigest()
+        )
+        ids = _kept_run(kept.get(key), len(run))
+        if ids is None:
+            ids = [_unit_identity(game, unit) for unit in run]
+            kept.put(key, "".join(ids).encode("ascii"))
+        found += ids
+    _memo(game).units.update(zip(map(id, units), zip(units, found, strict=True), strict=True))
+    return found
+
+
+def _remembered(game: GameData, units: Sequence[Unit]) -> list[str] | None:
+    """The identities of `units` when every one is remembered already (looked up in passes
+    that stay in C); else None."""
+    memo = _MEMOS.peek(game)
+    if memo is None:
+        return None
+    found = list(map(memo.units.get, map(id, units)))
+    if None in found:
+        return None
+    known = cast(list[tuple[Unit, str]], found)
+    if not all(map(is_, map(_FIRST, known), units)):
+        return None
+    return list(map(_SECOND, known))
+
+
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def _kept_run(data: bytes | None, count: int) -> list[str] | None:
+    """The identities of a run of `count` units kept as `unit_identities` keeps them (their
+    hexadecimal digests back to back); None when `data` is not that."""
+    if data is None or len(data) != count * DIGEST_LENGTH or data.strip(_HEX):
+        return None
+    text = data.decode("ascii")
+    return [text[at : at + DIGEST_LENGTH] for at in range(0, len(text), DIGEST_LENGTH)]
+
+
+_HEX = HEX_DIGITS.encode("ascii")
+
+
+def _kinds(game: GameData) -> str:
+    """The digest of what a unit's identity reads besides the unit itself: every unit type,
+    nationality, side and layout of the game (one of them changed, every run is worked out
+    again), and the code that works identities out (the renderer's fingerprint holds it)."""
+    memo = _memo(game)
+    if memo.kinds is None:
+        parts = (game.unit_types, game.game.nationalities, game.game.sides)
+        memo.kinds = hashlib.sha256(
+            ":".join((renderer_fingerprint(), memo.digest(*parts), layouts_digest(game))).encode()
+        ).hexdigest()
+    return memo.kinds
 
 
 def marker_identity(game: GameData, marker: Marker) -> str:

@@ -35,7 +35,7 @@ from compiler.backends.art.identity import (
     card_identity,
     deck_identity,
     marker_identity,
-    unit_identity,
+    unit_identities,
 )
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
@@ -544,14 +544,16 @@ def _queue_units(
     faces: FaceRenderer,
     identities: dict[str, str],
     table: FaceNames | None = None,
+    kept: RenderCache | None = None,
 ) -> dict[str, UnitFaces]:
     """Queue every unit's faces; their keys by unit. Each unit's identity goes to
-    `identities` (the plan keeps them: its slots and placed pieces are keyed by them).
+    `identities` (the plan keeps them: its slots and placed pieces are keyed by them),
+    worked out by runs of units kept in `kept` when it is given (`unit_identities`).
     With the names `table` of the build before, a unit whose drawn faces it named (and the
     cache holds) is taken as named, not queued (`_taken_units`)."""
     keys: dict[str, UnitFaces] = {}
     units = game.units
-    ids = [unit_identity(game, unit) for unit in units]
+    ids = unit_identities(game, units, kept)
     identities.update(zip([unit.id for unit in units], ids, strict=True))
     taken = _taken_units(game, faces, ids, table) if table is not None else {}
     lang, want = faces.lang, faces.want
@@ -778,6 +780,10 @@ def _paused_plan(
         return _render_plan(game, cache_pack, lang, images)
 
 
+IDENTITIES = "identities.pack"
+"""The pack, beside the faces' cache, the units' identities are kept in by runs
+(art.identity.unit_identities)."""
+
 _PLANS: PerGameMemo[tuple[Path | None, str, str], tuple[ModulePlan, LazyFiles]]
 _PLANS = PerGameMemo()
 """The plans made for the last game (one per cache, language and kind of piece images)."""
@@ -801,7 +807,10 @@ def _render_plan(
     faces = FaceRenderer(game, store, cache, lang, images)
     identities: dict[str, str] = {}
     table = faces.names_table()
-    unit_keys = _queue_units(game, faces, identities, table)
+    kept = RenderCache(cache_pack.with_name(IDENTITIES)) if cache_pack is not None else None
+    unit_keys = _queue_units(game, faces, identities, table, kept)
+    if kept is not None:
+        kept.save()
     marker_keys = _queue_markers(game, faces)
     card_keys = _queue_cards(game, faces)
     back_keys = {
