@@ -462,11 +462,12 @@ def _write_outputs(
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
-    from compiler.backends.vassal.module import build_module
+    from compiler.backends.vassal.module import build_module, keep_identities
 
     total = len(made)
     for done, edition in enumerate(made):
         game, cache, prefix = edition.game, edition.cache, edition.prefix
+        keep_identities(game, cache)  # every back end asks for the units' identities
         stage("charts", done, total)
         render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs at once
         stage("module", done, total)

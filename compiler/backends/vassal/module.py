@@ -784,6 +784,17 @@ IDENTITIES = "identities.pack"
 """The pack, beside the faces' cache, the units' identities are kept in by runs
 (art.identity.unit_identities)."""
 
+
+def keep_identities(game: GameData, cache: Path) -> None:
+    """Work out the identities of the game's units (remembered for the build) by the runs
+    kept in the cache folder `cache` (IDENTITIES), before the first back end asks for one:
+    the charts' scenario pictures, which come before the module, asked for 2,253 of 8,000
+    one by one."""
+    kept = RenderCache(cache / IDENTITIES)
+    unit_identities(game, game.units, kept)
+    kept.save()
+
+
 _PLANS: PerGameMemo[tuple[Path | None, str, str], tuple[ModulePlan, LazyFiles]]
 _PLANS = PerGameMemo()
 """The plans made for the last game (one per cache, language and kind of piece images)."""
