@@ -231,3 +231,30 @@ def test_texts_escaped_at_once_are_escaped_as_one_by_one(count: int, is_key: boo
         assert _escaped_all(texts, is_key) == [_escape(text, is_key) for text in texts]
     plain = [text for text in TEXTS if "\\" not in text and "\x00" not in text]
     assert _escaped_all(plain, is_key) == [_escape(text, is_key) for text in plain]
+
+
+@pytest.mark.parametrize("damage", ["bytes", "entries"])
+def test_a_damaged_identities_pack_gives_the_cold_module(
+    mini: Path, tmp_path: Path, damage: str
+) -> None:
+    """The units' identities kept by runs (art.identity.unit_identities) that do not read
+    back (their bytes damaged, or entries that are not identities) are worked out again."""
+    from compiler.backends.rendercache import RenderCache
+    from compiler.backends.vassal.module import build_module
+    from tests.conftest import cold_module, game_with_aids, replace_in
+
+    out = tmp_path / "out"
+    build_module(game_with_aids(mini), out)
+    (pack,) = (out / ".cache").glob("*/identities.pack")
+    if damage == "bytes":
+        data = bytearray(pack.read_bytes())
+        data[-64:] = b"g" * 64  # its CRC-32 no longer the one indexed
+        pack.write_bytes(bytes(data))
+    else:
+        kept = RenderCache(pack)
+        for key in list(kept.index):
+            kept.put(key, b"not identities")
+        kept.save()
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    warm = build_module(game_with_aids(mini), out).read_bytes()
+    assert warm == cold_module(mini, tmp_path)
