@@ -43,7 +43,7 @@ def test_a_picture_drawn_again_keeps_its_boards(mini: Path, tmp_path: Path) -> N
     replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
     again = Recording(pack)
     pdf, _pngs = render_charts(game_of(mini), SheetOptions(), again)
-    assert any(":setup-picture-3:" in key for key in again.put_keys)  # the picture drawn again
+    assert any(":setup-picture-4:" in key for key in again.put_keys)  # the picture drawn again
     assert not boards & set(again.put_keys)  # its board not put again
     assert boards <= again.index.keys()  # but kept with the picture (not aged)
     assert not boards & again.last_used.keys()  # used by this build: no age
@@ -56,7 +56,7 @@ def test_the_picture_entry_holds_no_pixels(mini: Path) -> None:
     cache = RenderCache(None)
     made = scenepics_pdf.setup_picture(game, card, SheetOptions(), cache)
     assert made is not None and made.boards[0].raw is not None
-    (entry,) = [data for key, data in cache.memory.items() if ":setup-picture-3:" in key]
+    (entry,) = [data for key, data in cache.memory.items() if ":setup-picture-4:" in key]
     assert len(entry) < len(made.boards[0].raw) // 10
     read = scenepics_pdf.setup_picture(game_of(mini), card, SheetOptions(), cache)
     assert read == made and read is not None and read.boards[0].raw is None

@@ -87,11 +87,11 @@ def test_a_board_printed_at_another_size_is_scaled_again(
 def test_damaged_picture_entries_are_made_again(
     mini: Path, tmp_path: Path, scaled: list[tuple[int, int]], faces: list[Drawing]
 ) -> None:
-    """A picture, a printed board or a face's form whose cache entry is not what it should be
-    is made again: the same bytes, no traceback."""
+    """A picture, a printed board, a run of its overlay or a face's form whose cache entry is
+    not what it should be is made again: the same bytes, no traceback."""
     cache = RenderCache(None)
     render_charts(game_of(mini), SheetOptions(), cache)
-    words = (":setup-picture-3:", ":printed-board:", ":scene-form:")  # faces: by look key
+    words = (":setup-picture-4:", ":printed-board:", ":scene-run:", ":scene-form:")
     damaged = [key for key in cache.memory if any(word in key for word in words)]
     assert {word for word in words if any(word in key for key in damaged)} == set(words)
     for key in damaged:

@@ -33,8 +33,9 @@ import hashlib
 import marshal
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -74,6 +75,7 @@ __all__ = [
     "PlacedPiece",
     "Scene",
     "face_key",
+    "face_prefix",
     "face_widths_key",
     "keep_scene_png",
     "map_layouts",
@@ -127,12 +129,14 @@ def scenario_layout(game: GameData, scenario: Scenario) -> list[PlacedPiece]:
 class Scene:
     """A scenario picture: `width` × `height` pixels; each panel's board image (RGB, scaled to
     the panel) at the panel's place, and the overlay drawing over the whole picture (pieces,
-    counts, labels, lists)."""
+    counts, labels, lists). The boards are made (or read from the cache) when first asked
+    for: a warm build that takes the picture's boards from its caches (the preview's base,
+    charts.pdf's printed boards) does not unpack their pixels."""
 
     width: int
     height: int
     panels: tuple[Panel, ...]
-    boards: tuple[Image.Image, ...]
+    board_makers: tuple[Callable[[], Image.Image], ...]
     overlay: Drawing
     drawn: tuple[tuple[PlacedPiece, Box], ...]
     """Every set-up piece and the box (picture pixels) its face was drawn in."""
@@ -140,6 +144,11 @@ class Scene:
     """The cache key under which its PNG lists the entries it was made from (see
     keep_scene_png), then the keys of its faces' widths and of its scaled boards (what a
     picture read back keeps); none for a scene drawn without a cache."""
+
+    @property
+    def boards(self) -> tuple[Image.Image, ...]:
+        """Each panel's board image (made once per game being built: see _board)."""
+        return tuple(make() for make in self.board_makers)
 
 
 _SCENES: PerGameMemo[tuple[str, str], Scene] = PerGameMemo()
@@ -179,11 +188,14 @@ def _scene(game: GameData, scenario: Scenario, lang: str, cache: RenderCache | N
     )
     if cache is not None:
         _keep_widths(cache, widths_key, known, drawing)
-    boards = tuple(_board(game, layouts[p.map], (p.width, p.height), cache) for p in panels)
+    boards = tuple(
+        partial(_board, game, layouts[p.map], (p.width, p.height), cache) for p in panels
+    )
     support: tuple[str, ...] = ()
     if cache is not None:
         shown_boards = [_board_key(game, layouts[p.map], (p.width, p.height)) for p in panels]
         support = (_support_key(scenario, lang), widths_key, *shown_boards)
+        cache.keep(shown_boards)  # used by the scene, read or not
     return Scene(width, height, tuple(panels), boards, drawing, tuple(drawn), support)
 
 
@@ -733,6 +745,12 @@ def _face_prefix() -> str:
     digest_key holds): this code, the tool's words, the rasterising's supersampling."""
     parts = (_fingerprint(), catalogue_fingerprint(), str(FACE_SUPERSAMPLE))
     return hashlib.sha256(":".join(parts).encode("ascii")).hexdigest()[:32]
+
+
+def face_prefix() -> str:
+    """What decides a keyed face's look besides its look key and the renderers (see
+    _face_prefix): for keys of what is made of several faces (scenepics_pdf's overlay runs)."""
+    return _face_prefix()
 
 
 def face_key(kind: str, face: KeyedFace, *extra: str) -> str:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import marshal
 import math
+import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, cast
@@ -16,9 +17,10 @@ from typing import Any, cast
 from PIL import Image
 
 from compiler.backends.art.colours import RGB
-from compiler.backends.art.display import Drawing
+from compiler.backends.art.display import Drawing, Inset, Op
 from compiler.backends.charts.pages import Placed, room
-from compiler.backends.pdf.content import Canvas, Form, KeptForms, drawing_form
+from compiler.backends.keptrecord import all_of_type, unmarshalled
+from compiler.backends.pdf.content import FORM_HEIGHT, Canvas, Form, KeptForms, drawing_form
 from compiler.backends.pdf.document import Box as BoxPt
 from compiler.backends.pdf.document import (
     Content,
@@ -34,6 +36,7 @@ from compiler.backends.scenepics import (
     KeyedFace,
     Scene,
     face_key,
+    face_prefix,
     picture_key,
     scenario_scene,
 )
@@ -166,7 +169,7 @@ def setup_picture(
     if scenario is None:
         return None
     key = digest_key(
-        "setup-picture-3", picture_key(game, scenario, options.lang), repr(options.page_pt)
+        "setup-picture-4", picture_key(game, scenario, options.lang), repr(options.page_pt)
     )
     found = cache.get(key) if cache is not None else None
     if found is not None:
@@ -201,9 +204,8 @@ def _picture(
     columns = max(panel.width for panel in scene.panels)
     height = min(room_width * rows / columns, PAGE_SHARE * room_height)
     panels = tuple((panel.top, panel.width, panel.height) for panel in scene.panels)
-    forms = KeyedForms(cache) if cache is not None else None
-    overlay = drawing_form(scene.overlay, forms)
-    boards = tuple(Board.of(board) for board in scene.boards)
+    overlay, kept = overlay_form(scene.overlay, cache)
+    boards, board_keys = _boards(scene, cache)
     return Picture(
         height * columns / rows,
         height,
@@ -213,8 +215,142 @@ def _picture(
         boards,
         scene.height,
         overlay,
-        forms=(*forms.keys, *scene.support[1:]) if forms is not None else (),
+        forms=(*kept, *board_keys, *scene.support[1:]) if cache is not None else (),
+        scene=partial(_same, scene),
     )
+
+
+def _same(scene: Scene) -> Scene:
+    return scene
+
+
+def _boards(scene: Scene, cache: RenderCache | None) -> tuple[tuple[Board, ...], list[str]]:
+    """The scene's boards as a picture's (Board), and the cache entries that told them: each
+    board's size and digest are kept in `cache` under its scaled pixels' key (Scene.support),
+    so that a picture drawn again (a piece changed) neither unpacks its boards' pixels nor
+    digests them, when the cache holds their pixels too (Board.key) for printing them at
+    another size."""
+    scaled = scene.support[2:]
+    if cache is None or len(scaled) != len(scene.board_makers):
+        return tuple(Board.of(board) for board in scene.boards), []
+    boards: list[Board] = []
+    keys: list[str] = []
+    for index, board_key in enumerate(scaled):
+        key = digest_key("picture-board-digest", board_key)
+        board = _known_board(unmarshalled(cache.get(key)))
+        if board is None or not cache.holds(board.key):
+            board = Board.of(scene.board_makers[index]())
+            cache.put(key, marshal.dumps((*board.size, board.digest)))
+        boards.append(board)
+        keys.append(key)
+    return tuple(boards), keys
+
+
+def _known_board(found: object) -> Board | None:
+    """A board's size and digest as _boards keeps them; None when they are not."""
+    if type(found) is not tuple or len(found) != 3:
+        return None
+    width, height, digest = found
+    if type(width) is not int or type(height) is not int or type(digest) is not str:
+        return None
+    return Board((width, height), digest)
+
+
+RUN_BREAK = 24
+"""The overlay is cut into runs of ops, each a form of its own: a run ends after an op whose
+key's CRC-32 is a multiple of this (so where runs end depends on the ops around, not on how
+many came before: a piece changed, added or removed changes the run holding it, not the
+runs after it)..."""
+RUN_MOST = 96
+"""...or when it holds this many ops."""
+
+
+def overlay_form(overlay: Drawing, cache: RenderCache | None) -> tuple[Form, list[str]]:
+    """The overlay as a form showing its runs (see RUN_BREAK), each a form of its own, and
+    the cache entries it used: each run's form is kept in `cache` under a digest of its ops'
+    keys (a keyed face by its look key and box, not drawn for it), so that a picture drawn
+    again because one piece changed draws the run that holds the piece only and reads the
+    others back. A build without a cache cuts the same runs: the same bytes."""
+    canvas = Canvas()
+    kept: list[str] = []
+    for ops, keys in _runs(overlay.ops):
+        (name, content, box), used = _run_form(overlay.width, ops, keys, cache)
+        canvas.nested[name] = (content, box)
+        canvas.parts.append(f"{pdf_name(name).decode('ascii')} Do")
+        kept.extend(used)
+    content = canvas.content()
+    digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
+    box = (0.0, 0.0, overlay.width * FORM_HEIGHT, FORM_HEIGHT)
+    return (f"inset.{digest.hexdigest()[:16]}", content, box), kept
+
+
+BOX = struct.Struct("<4d")
+"""A face's box in an op's key (packed: repr of its floats would cost more than the rest)."""
+
+
+def _op_key(op: Op) -> bytes:
+    """What decides how an overlay op is drawn: a keyed face's look key and box (its drawing
+    not made for it), else the op's repr (plain frozen records); each ends with a newline."""
+    if isinstance(op, Inset) and isinstance(op.drawing, KeyedFace):
+        return b"face " + op.drawing.key.encode("utf-8") + BOX.pack(*op.box).hex().encode() + b"\n"
+    return repr(op).encode("utf-8") + b"\n"
+
+
+def _runs(ops: Sequence[Op]) -> list[tuple[list[Op], list[bytes]]]:
+    """The overlay's ops cut into runs (see RUN_BREAK), each with its ops' keys."""
+    runs: list[tuple[list[Op], list[bytes]]] = []
+    run: list[Op] = []
+    keys: list[bytes] = []
+    for op in ops:
+        key = _op_key(op)
+        run.append(op)
+        keys.append(key)
+        if len(run) >= RUN_MOST or zlib.crc32(key) % RUN_BREAK == 0:
+            runs.append((run, keys))
+            run, keys = [], []
+    if run:
+        runs.append((run, keys))
+    return runs
+
+
+def _run_form(
+    width: float, ops: list[Op], keys: list[bytes], cache: RenderCache | None
+) -> tuple[Form, list[str]]:
+    """A run of the overlay as a form the overlay's size, and the cache entries it used (its
+    own, and its faces' forms, which a run drawn again in a later build reads back): read
+    from `cache` when a build before made the same run, else drawn (its faces made forms by
+    KeyedForms)."""
+    drawing = Drawing(width, tuple(ops))
+    if cache is None:
+        return drawing_form(drawing), []
+    joined = hashlib.sha1(b"".join(keys)).hexdigest()
+    key = digest_key("scene-run", face_prefix(), joined, repr(width))
+    found = _read_run(cache.get(key))
+    if found is not None:
+        form, faces = found
+        cache.keep(faces)
+        return form, [key, *faces]
+    forms = KeyedForms(cache)
+    form = drawing_form(drawing, forms)
+    cache.put(key, encode_content(form[1], form[0], form[2], tuple(forms.keys)))
+    return form, [key, *forms.keys]
+
+
+def _read_run(data: bytes | None) -> tuple[Form, list[str]] | None:
+    """A run's form and its faces' cache keys read back from its entry; None when there is
+    none or it is not a run's."""
+    if data is None:
+        return None
+    try:
+        content, extra = decode_content(data)
+        form_name, box, faces = cast(tuple[Any, ...], extra)
+        x0, y0, x1, y1 = cast(tuple[float, float, float, float], box)
+        form = (str(form_name), content, (float(x0), float(y0), float(x1), float(y1)))
+        if type(faces) is not tuple or not all_of_type(faces, str):
+            return None
+        return form, list(faces)
+    except (TypeError, ValueError):
+        return None
 
 
 class KeyedForms(KeptForms):
