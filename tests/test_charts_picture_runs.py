@@ -15,7 +15,7 @@ from compiler.backends.art.display import Drawing, Inset, Op, Rect, Text
 from compiler.backends.charts import build as charts_build
 from compiler.backends.charts.build import render_charts
 from compiler.backends.rendercache import RenderCache
-from compiler.backends.scenepics import KeyedFace
+from compiler.backends.scenepics import KeyedFace, picture_key
 from compiler.backends.scenepics_pdf import overlay_form
 from compiler.backends.sheets.options import SheetOptions
 from tests.conftest import game_with_aids, replace_in
@@ -128,3 +128,31 @@ def test_a_damaged_board_digest_is_made_again(mini: Path) -> None:
     options = SheetOptions(bleed_mm=2.0)
     pdf, _pngs = render_charts(game_of(mini), options, cache)
     assert pdf == charts_build._pdf(game_of(mini), options)
+
+
+def test_the_picture_key_follows_the_placed_units_and_their_kin(mini: Path) -> None:
+    """The picture's key (read from each unit's content digest and one digest of what every
+    unit is drawn with) changes with a placed unit, with a unit type, not with a unit the
+    scenario does not place."""
+
+    def key() -> str:
+        game = game_of(mini)
+        return picture_key(game, game.scenarios[0], "en")
+
+    first = key()
+    assert key() == first
+    replace_in(
+        mini / "units.yaml", "{id: artillery, name: Artillery,", "{id: artillery, name: Guns,"
+    )
+    second = key()
+    assert second != first
+    replace_in(mini / "units.yaml", "name: Red Line,", "name: Red Line Regiment,")  # arrives
+    third = key()
+    assert third != second
+    units = (mini / "units.yaml").read_text(encoding="utf-8")
+    spare = (
+        "  - {id: b-spare, name: Spare, side: blue, nationality: blueland, type: infantry,"
+        " size: X, formation: blue-i-2, title: AAA, front: {strength: 1, movement: 3}}\n"
+    )
+    (mini / "units.yaml").write_text(units.replace("markers:\n", spare + "markers:\n"), "utf-8")
+    assert key() == third

@@ -43,7 +43,7 @@ from pathlib import Path
 from PIL import Image
 
 from compiler.backends.art.display import Box, Drawing, Inset, Op
-from compiler.backends.art.identity import deck_identity, marker_identity, unit_identity
+from compiler.backends.art.identity import deck_identity, marker_identity
 from compiler.backends.art.pixels import packed, unpacked
 from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize, rasterize_to
@@ -800,9 +800,27 @@ def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
 
 
 def _placed_looks(game: GameData, scenario: Scenario) -> list[str]:
-    """The identities of the units and markers the scenario places (set up, then arriving,
-    then the markers), from its view (rules.context.scenario_view: worked out once per game,
-    validation has made it)."""
+    """What decides the looks of the units and markers the scenario places (set up, then
+    arriving, then the markers), from its view (rules.context.scenario_view: worked out once
+    per game, validation has made it): each unit's content digest (told by the loader) and,
+    once, `_unit_kin`, a superset of what art.identity.unit_identity adds to it (a unit's
+    identity is not worked out for each placement: 1,600 of them at 8,000 counters, for a
+    picture that is not drawn again); each marker's identity."""
     view = scenario_view(game, scenario)
-    looks = [unit_identity(game, p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
+    looks = [content_digest(p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
+    if looks:
+        looks.append(_unit_kin(game))
     return looks + [marker_identity(game, p.marker) for p in view.setup if p.marker is not None]
+
+
+_KIN: PerGame[dict[str, str]] = PerGame(dict)
+
+
+def _unit_kin(game: GameData) -> str:
+    """A digest of every record a unit's face is drawn with besides the unit (its type,
+    nationality, side, layout: all of the game's), worked out once per game being built."""
+    memo = _KIN.of(game)
+    if "kin" not in memo:
+        shared = (game.unit_types, game.game.nationalities, game.game.sides, game.layouts)
+        memo["kin"] = hashlib.sha256(repr(shared).encode("utf-8")).hexdigest()
+    return memo["kin"]
