@@ -24,6 +24,7 @@ from compiler.backends.charts.pages import (
     paginate,
     room,
 )
+from compiler.backends.charts.pieceforms import PartForms
 from compiler.backends.charts.table import (
     INK,
     RULE,
@@ -157,7 +158,9 @@ def chart_entry(
     when it is long (the first part no taller than `first` when given: it starts where a page
     has that room). Each part's key is a digest of what decides how it looks
     (table.part_identity), so a long chart with one row changed draws only the part that holds
-    the row, and measures only the rows' block that holds it."""
+    the row, and measures only the rows' block that holds it; a part drawn reads back the
+    forms of the counters it shows (pieceforms.PartForms), kept with the entry as its blocks
+    are."""
     measured = measures(game)
     measured.known = known
     before, asked = set(measured.made), len(measured.asked)
@@ -166,6 +169,7 @@ def chart_entry(
     width, height = room(page_pt, wide)
     refs: list[tuple[str, str, float, float]] = []
     drawn: dict[str, bytes] = {}
+    forms = PartForms(known, drawn)
     for plan in part_plans(game, chart, lang, width, height, first):
         identity = part_identity(game, chart, lang, width, plan)
         key = cache_key("chart-part", charts_fingerprint(), identity)
@@ -173,14 +177,14 @@ def chart_entry(
         head = part_head(data) if data is not None else None
         if head is None:
             part = draw_part(game, chart, lang, width, plan)
-            content = drawing_content(part.drawing, part.height)
+            content = drawing_content(part.drawing, part.height, forms)
             data = drawn[key] = part_entry(content, part.width, part.height)
             head = part_head(data)
             assert head is not None  # just made
         part_width, part_height, digest = head
         refs.append((key, digest, part_width, part_height))
     drawn.update((key, data) for key, data in measured.made.items() if key not in before)
-    blocks = sorted(set(measured.asked[asked:]))
+    blocks = sorted({*measured.asked[asked:], *forms.keys})  # kept with the entry
     return marshal.dumps((wide, refs, blocks)), drawn
 
 
@@ -219,8 +223,9 @@ def split_job(made: bytes) -> tuple[bytes, dict[str, bytes]]:
 
 
 def entry_parts(entry: bytes) -> tuple[list[str], list[str]]:
-    """The keys of the parts a chart's entry names, and of its table's measured blocks (those
-    measured for the entry: none when the table had been laid out before)."""
+    """The keys of the parts a chart's entry names, and of the entries kept with it: its
+    table's measured blocks (those measured for the entry: none when the table had been laid
+    out before) and the counters' forms of the parts drawn for it."""
     _wide, refs, blocks = marshal.loads(entry)
     return [ref[0] for ref in refs], list(blocks)
 
