@@ -278,6 +278,8 @@ def overlay_form(overlay: Drawing, cache: RenderCache | None) -> tuple[Form, lis
         canvas.nested[name] = (content, box)
         canvas.parts.append(f"{pdf_name(name).decode('ascii')} Do")
         kept.extend(used)
+    if cache is not None:
+        cache.keep(kept)  # at once: a run read back does not read its faces' forms
     content = canvas.content()
     digest = hashlib.sha1(content.stream + repr(sorted(content.chars.items())).encode())
     box = (0.0, 0.0, overlay.width * FORM_HEIGHT, FORM_HEIGHT)
@@ -328,8 +330,7 @@ def _run_form(
     found = _read_run(cache.get(key))
     if found is not None:
         form, faces = found
-        cache.keep(faces)
-        return form, [key, *faces]
+        return form, [key, *faces]  # the faces marked used with the others (overlay_form)
     forms = KeyedForms(cache)
     form = drawing_form(drawing, forms)
     cache.put(key, encode_content(form[1], form[0], form[2], tuple(forms.keys)))
