@@ -20,7 +20,14 @@ from compiler.backends.art.colours import RGB
 from compiler.backends.art.display import Drawing, Inset, Op
 from compiler.backends.charts.pages import Placed, room
 from compiler.backends.keptrecord import all_of_type, unmarshalled
-from compiler.backends.pdf.content import FORM_HEIGHT, Canvas, Form, KeptForms, drawing_form
+from compiler.backends.pdf.content import (
+    FORM_HEIGHT,
+    Canvas,
+    Form,
+    KeptForms,
+    drawing_form,
+    read_form,
+)
 from compiler.backends.pdf.document import Box as BoxPt
 from compiler.backends.pdf.document import (
     Content,
@@ -369,27 +376,13 @@ class KeyedForms(KeptForms):
         key = face_key("scene-form", drawing)
         form = self._by_key.get(key)
         if form is None:
-            form = _read_form(self.cache.get(key))
+            form = read_form(self.cache.get(key))
             if form is None:
                 form = drawing_form(drawing.drawn())
                 self.cache.put(key, encode_content(form[1], form[0], form[2]))
             self._by_key[key] = form
             self.keys.append(key)
         return form
-
-
-def _read_form(data: bytes | None) -> Form | None:
-    """A face's form read back from its cache entry; None when there is none or it is not a
-    form."""
-    if data is None:
-        return None
-    try:
-        content, extra = decode_content(data)
-        form_name, box = cast(tuple[Any, ...], extra)
-        x0, y0, x1, y1 = cast(tuple[float, float, float, float], box)
-        return str(form_name), content, (float(x0), float(y0), float(x1), float(y1))
-    except (TypeError, ValueError):
-        return None
 
 
 def _encoded(picture: Picture | None) -> bytes:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any, cast
 
 from compiler.backends.art.display import Drawing
-from compiler.backends.pdf.content import Form, drawing_form, pdf_fingerprint
-from compiler.backends.pdf.document import decode_content, encode_content
+from compiler.backends.pdf.content import Form, drawing_form, pdf_fingerprint, read_form
+from compiler.backends.pdf.document import encode_content
 from compiler.backends.rendercache import digest_key
 
 Lookup = Callable[[str], bytes | None]
@@ -47,16 +46,3 @@ class PartForms:
             self.keys.append(key)
         self._by_id[id(drawing)] = (drawing, form)
         return form
-
-
-def read_form(data: bytes | None) -> Form | None:
-    """A form read back from its cache entry; None when there is none or it is damaged."""
-    if data is None:
-        return None
-    try:
-        content, extra = decode_content(data)
-        form_name, box = cast(tuple[Any, ...], extra)
-        x0, y0, x1, y1 = cast(tuple[float, float, float, float], box)
-        return str(form_name), content, (float(x0), float(y0), float(x1), float(y1))
-    except (TypeError, ValueError):
-        return None

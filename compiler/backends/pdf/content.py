@@ -227,7 +227,7 @@ class KeptForms:
         form = self._by_digest.get(digest)
         if form is None:
             key = digest_key("drawing-form", pdf_fingerprint()[:32], digest)
-            form = _read_form(self.cache.get(key))
+            form = read_form(self.cache.get(key))
             if form is None:
                 form = _drawing_form(drawing)
                 self.cache.put(key, encode_content(form[1], form[0], form[2]))
@@ -237,7 +237,7 @@ class KeptForms:
         return form
 
 
-def _read_form(data: bytes | None) -> Form | None:
+def read_form(data: bytes | None) -> Form | None:
     """A form read back from its cache entry; None when there is none or it is damaged."""
     if data is None:
         return None
