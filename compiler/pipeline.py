@@ -459,10 +459,11 @@ def _write_outputs(
     it loads the watch.js of `build --watch`; `kept`: the previous set's files its build
     stamp vouches for: the preview's unchanged images among them are not written again but
     named in `reused`, and stay in the folder: see files.OutputFolder)."""
+    from compiler.backends.art.identity import keep_identities
     from compiler.backends.charts.build import render_charts, write_charts
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
-    from compiler.backends.vassal.module import build_module, keep_identities
+    from compiler.backends.vassal.module import build_module
 
     total = len(made)
     for done, edition in enumerate(made):

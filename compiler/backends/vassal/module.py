@@ -32,6 +32,7 @@ from compiler.backends.art.drawing import (
     unit_drawing,
 )
 from compiler.backends.art.identity import (
+    IDENTITIES,
     card_identity,
     deck_identity,
     marker_identity,
@@ -778,21 +779,6 @@ def _paused_plan(
     """_render_plan with the cyclic collector paused (thousands of acyclic records made)."""
     with no_cyclic_gc():
         return _render_plan(game, cache_pack, lang, images)
-
-
-IDENTITIES = "identities.pack"
-"""The pack, beside the faces' cache, the units' identities are kept in by runs
-(art.identity.unit_identities)."""
-
-
-def keep_identities(game: GameData, cache: Path) -> None:
-    """Work out the identities of the game's units (remembered for the build) by the runs
-    kept in the cache folder `cache` (IDENTITIES), before the first back end asks for one:
-    the charts' scenario pictures, which come before the module, asked for 2,253 of 8,000
-    one by one."""
-    kept = RenderCache(cache / IDENTITIES)
-    unit_identities(game, game.units, kept)
-    kept.save()
 
 
 _PLANS: PerGameMemo[tuple[Path | None, str, str], tuple[ModulePlan, LazyFiles]]
