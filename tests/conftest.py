@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.backends.rendercache import RenderCache
 from compiler.diagnostics import Finding
 from compiler.load import keptread
 from compiler.load.aids import with_aids
@@ -209,3 +210,31 @@ def warned(mini: Path) -> Path:
     """The fixture game with a unit name the faces must shorten (a warning)."""
     replace_in(mini / "units.yaml", "2nd Infantry,", f"{LONG_NAME.strip()},")
     return mini
+
+
+@pytest.fixture
+def pdf_forms_drawn(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The drawings the PDF writer made forms of from here on (spied on)."""
+    from compiler.backends.pdf import content
+
+    made: list[object] = []
+    real = content._drawing_form
+
+    def spy(drawing: object) -> object:
+        made.append(drawing)
+        return real(drawing)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(content, "_drawing_form", spy)
+    return made
+
+
+class RecordingCache(RenderCache):
+    """A render cache that lists the keys put in it."""
+
+    def __init__(self, pack: Path | None) -> None:
+        super().__init__(pack)
+        self.put_keys: list[str] = []
+
+    def put(self, key: str, data: bytes) -> None:
+        self.put_keys.append(key)
+        super().put(key, data)

@@ -12,21 +12,12 @@ from compiler.backends.charts import build as charts_build
 from compiler.backends.charts.build import render_charts
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
-from tests.conftest import game_with_aids, replace_in
+from tests.conftest import RecordingCache, game_with_aids, replace_in
 
 game_of = game_with_aids
 
 
-class Recording(RenderCache):
-    """A render cache that lists the keys put in it."""
-
-    def __init__(self, pack: Path | None) -> None:
-        super().__init__(pack)
-        self.put_keys: list[str] = []
-
-    def put(self, key: str, data: bytes) -> None:
-        self.put_keys.append(key)
-        super().put(key, data)
+Recording = RecordingCache
 
 
 def board_keys(cache: RenderCache) -> set[str]:

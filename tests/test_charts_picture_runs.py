@@ -18,7 +18,7 @@ from compiler.backends.rendercache import RenderCache
 from compiler.backends.scenepics import KeyedFace, picture_key
 from compiler.backends.scenepics_pdf import overlay_form
 from compiler.backends.sheets.options import SheetOptions
-from tests.conftest import game_with_aids, replace_in
+from tests.conftest import RecordingCache, game_with_aids, replace_in
 
 game_of = game_with_aids
 
@@ -38,16 +38,7 @@ def overlay(colours: dict[int, int]) -> Drawing:
     return Drawing(2.0, tuple(ops))
 
 
-class Recording(RenderCache):
-    """A render cache that lists the keys put in it."""
-
-    def __init__(self, pack: Path | None) -> None:
-        super().__init__(pack)
-        self.put_keys: list[str] = []
-
-    def put(self, key: str, data: bytes) -> None:
-        self.put_keys.append(key)
-        super().put(key, data)
+Recording = RecordingCache
 
 
 def run_keys(cache: RenderCache) -> list[str]:

@@ -14,8 +14,7 @@ from compiler.backends import scenepics_pdf
 from compiler.backends.art.display import Drawing, Inset
 from compiler.backends.charts import build as charts_build
 from compiler.backends.charts.build import render_charts
-from compiler.backends.pdf import content as pdf_content
-from compiler.backends.pdf.content import Form, KeptForms, drawing_form
+from compiler.backends.pdf.content import KeptForms, drawing_form
 from compiler.backends.pdf.document import PdfDocument
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.scenepics import scenario_scene
@@ -40,17 +39,9 @@ def scaled(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
 
 
 @pytest.fixture
-def faces(monkeypatch: pytest.MonkeyPatch) -> list[Drawing]:
-    """The drawings made forms (spied on)."""
-    made: list[Drawing] = []
-    real = pdf_content._drawing_form
-
-    def spy(drawing: Drawing) -> Form:
-        made.append(drawing)
-        return real(drawing)
-
-    monkeypatch.setattr(pdf_content, "_drawing_form", spy)
-    return made
+def faces(pdf_forms_drawn: list[Drawing]) -> list[Drawing]:
+    """The drawings made forms (spied on: conftest.pdf_forms_drawn)."""
+    return pdf_forms_drawn
 
 
 def test_a_board_printed_before_is_read_back_with_the_same_bytes(

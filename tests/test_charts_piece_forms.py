@@ -11,8 +11,6 @@ import pytest
 from compiler.backends.art.display import Drawing
 from compiler.backends.charts import build as charts_build
 from compiler.backends.charts.build import render_charts
-from compiler.backends.pdf import content as pdf_content
-from compiler.backends.pdf.content import Form
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
 from tests.conftest import game_with_aids, replace_in
@@ -21,17 +19,9 @@ game_of = game_with_aids
 
 
 @pytest.fixture
-def faces(monkeypatch: pytest.MonkeyPatch) -> list[Drawing]:
-    """The drawings made forms (spied on)."""
-    made: list[Drawing] = []
-    real = pdf_content._drawing_form
-
-    def spy(drawing: Drawing) -> Form:
-        made.append(drawing)
-        return real(drawing)
-
-    monkeypatch.setattr(pdf_content, "_drawing_form", spy)
-    return made
+def faces(pdf_forms_drawn: list[Drawing]) -> list[Drawing]:
+    """The drawings made forms (spied on: conftest.pdf_forms_drawn)."""
+    return pdf_forms_drawn
 
 
 def form_keys(cache: RenderCache) -> list[str]:
