@@ -89,7 +89,16 @@ def _end(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe: nothing more to say
             pass
+    _save_dataclass_code()
     os._exit(code)
+
+
+def _save_dataclass_code() -> None:
+    """Write the dataclass code compiled anew (os._exit skips the atexit that would), after
+    the output is flushed: only the first runs after an upgrade write anything."""
+    dataclasscode = sys.modules.get("compiler.dataclasscode")
+    if dataclasscode is not None:
+        dataclasscode.save()
 
 
 if __name__ == "__main__":
