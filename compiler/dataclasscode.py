@@ -18,7 +18,10 @@ it there: the same code, in the same namespaces. Texts of classes outside this p
 compiled every time, as before (the file holds the tool's own). The file's name carries the
 interpreter's cache tag and bytecode magic number and the optimisation level, so only the
 same interpreter ever reads it; a file that is missing, damaged or foreign, or a folder that
-cannot be written, only means compiling as before.
+cannot be written, only means compiling as before. The file holds code that runs, as a .pyc
+does: it is read only when it is the user's own and writable by them alone (written 0600 in a
+folder made 0700), and it lives in the user's cache folder, never in a build's output folder
+(whose kept records never run code).
 
 Several processes (a test run, a watch beside a build) may share the file: a process that
 compiled something new merges it into the file as it is then and replaces the file
@@ -130,12 +133,27 @@ def decoded(data: bytes) -> dict[str, bytes]:
 
 
 def read_texts(path: Path) -> dict[str, bytes]:
-    """The texts in the file at `path`; empty when it is missing, unreadable or damaged."""
+    """The texts in the file at `path`; empty when it is missing, unreadable, damaged, or
+    could have been written by another user (see is_private)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as stream:
+            if not is_private(os.fstat(stream.fileno())):
+                return {}
+            data = stream.read()
     except OSError:
         return {}
     return decoded(data)
+
+
+def is_private(status: os.stat_result) -> bool:
+    """Whether a file is the user's own and only theirs to write. The file holds code that
+    runs, like a .pyc: it is trusted as the user's other files are (their cache folder, like
+    their site-packages, is theirs alone), and not at all if another user could have put it
+    there or changed it."""
+    owner = getattr(os, "geteuid", None)
+    if owner is not None and status.st_uid != owner():
+        return False
+    return not status.st_mode & 0o022
 
 
 def _unmarshalled_code(kept: bytes) -> CodeType | None:
@@ -149,10 +167,11 @@ def _unmarshalled_code(kept: bytes) -> CodeType | None:
 def write_atomically(path: Path, data: bytes) -> None:
     """Write `data` to a new file beside `path` and rename it over `path`: a reader sees the
     old file or the new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
-        with open(temporary, "xb") as stream:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with open(descriptor, "wb") as stream:
             stream.write(data)
         os.replace(temporary, path)
     except BaseException:

@@ -431,3 +431,25 @@ def validate_mini(cache_home: Path) -> tuple[int, str, str]:
         check=False,
     )
     return done.returncode, done.stdout, done.stderr
+
+
+def test_a_file_others_could_write_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "code.marshal"
+    with kept_in(path):
+        make_module("compiler._startup_case_a")
+        dataclasscode.save()
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert dataclasscode.read_texts(path)
+    path.chmod(0o620)
+    assert dataclasscode.read_texts(path) == {}
+    path.chmod(0o602)
+    assert dataclasscode.read_texts(path) == {}
+    path.chmod(0o644)
+    assert dataclasscode.read_texts(path)
+
+
+def test_a_file_of_another_owner_is_not_read(tmp_path: Path) -> None:
+    status = os.stat_result((0o100600, 0, 0, 1, os.geteuid() + 1, 0, 0, 0, 0, 0))
+    assert not dataclasscode.is_private(status)
+    mine = os.stat_result((0o100600, 0, 0, 1, os.geteuid(), 0, 0, 0, 0, 0))
+    assert dataclasscode.is_private(mine)
