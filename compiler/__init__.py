@@ -29,11 +29,11 @@ def _version_from_metadata() -> str:
 
 
 def _version_beside_the_path() -> str | None:
-    """The Version of the first `countermix-*.dist-info` on sys.path, read as
-    importlib.metadata finds it (the first sys.path folder holding the distribution's
+    """The Version of the first `countermix-*.dist-info` (or `.egg-info`) folder on sys.path,
+    read as importlib.metadata finds it (the first sys.path folder holding the distribution's
     metadata) without importing it, which costs `--version` 0.03-0.05 s; None (ask
-    importlib.metadata) for anything but one plain dist-info folder in the first folder
-    that has any: eggs, zip files on the path, several candidates, unreadable metadata."""
+    importlib.metadata) for anything but one metadata folder in the first sys.path folder
+    that has any: eggs, zip files on the path, several candidates, odd or unreadable metadata."""
     for entry in sys.path:
         if entry.lower().endswith(".egg"):  # an egg's own metadata: importlib.metadata knows
             return None
@@ -45,9 +45,10 @@ def _version_beside_the_path() -> str | None:
             return None
         ours = [name for name in names if _names_the_distribution(name)]
         if ours:
-            if len(ours) != 1 or not ours[0].lower().endswith(".dist-info"):
+            folder = os.path.join(entry or ".", ours[0])
+            if len(ours) != 1 or not os.path.isdir(folder):
                 return None
-            return _metadata_version(os.path.join(entry or ".", ours[0], "METADATA"))
+            return _metadata_version(_metadata_file(folder))
     return None
 
 
@@ -59,6 +60,13 @@ def _names_the_distribution(name: str) -> bool:
         return False
     stem = low.rsplit(".", 1)[0]
     return stem == DISTRIBUTION or stem.startswith(DISTRIBUTION + "-")
+
+
+def _metadata_file(folder: str) -> str:
+    """The file importlib.metadata reads a metadata folder's headers from: METADATA (a
+    dist-info), else PKG-INFO (an egg-info, such as a checkout's `pip install -e` leaves)."""
+    metadata = os.path.join(folder, "METADATA")
+    return metadata if os.path.exists(metadata) else os.path.join(folder, "PKG-INFO")
 
 
 def _metadata_version(path: str) -> str | None:

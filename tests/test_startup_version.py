@@ -50,6 +50,20 @@ def an_egg(tmp: Path) -> None:
     )
 
 
+def an_egg_file(tmp: Path) -> None:
+    (tmp / "a").mkdir(parents=True)
+    (tmp / "a" / "countermix-3.1.egg-info").write_text(
+        METADATA.format(version="3.1"), encoding="utf-8"
+    )
+
+
+def empty_metadata(tmp: Path) -> None:
+    dist_info(tmp / "a", "countermix-1.0.dist-info", "")
+    (tmp / "a" / "countermix-1.0.dist-info" / "PKG-INFO").write_text(
+        METADATA.format(version="4.1"), encoding="utf-8"
+    )
+
+
 def no_metadata_file(tmp: Path) -> None:
     dist_info(tmp / "a", "countermix-1.0.dist-info", None)
     (tmp / "a" / "countermix-1.0.dist-info" / "PKG-INFO").write_text(
@@ -85,6 +99,8 @@ LAYOUTS: list[Callable[[Path], None]] = [
     capitals,
     two_here,
     an_egg,
+    an_egg_file,
+    empty_metadata,
     no_metadata_file,
     odd_headers,
     version_in_the_body,
@@ -108,7 +124,13 @@ def test_the_quick_version_is_importlib_metadatas_or_none(
 def test_the_plain_cases_need_no_importlib_metadata(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for layout, version in ((plain, "1.2.3"), (second_folder, "2.0"), (odd_headers, "5.0 ")):
+    for layout, version in (
+        (plain, "1.2.3"),
+        (second_folder, "2.0"),
+        (odd_headers, "5.0 "),
+        (an_egg, "3.0"),
+        (no_metadata_file, "4.0"),
+    ):
         folder = tmp_path / layout.__name__
         layout(folder)
         monkeypatch.setattr(sys, "path", [str(folder / name) for name in ("a", "b", "c")])
