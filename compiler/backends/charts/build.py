@@ -4,6 +4,7 @@ the module."""
 from __future__ import annotations
 
 import hashlib
+import marshal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
@@ -11,8 +12,8 @@ from pathlib import Path
 from typing import overload
 
 from compiler.backends.art.display import Drawing
-from compiler.backends.art.pieces import png_bytes
 from compiler.backends.art.raster import rasterize, warm_glyphs
+from compiler.backends.charts.bandpng import Table, banded_png, decode_table, encode_table
 from compiler.backends.charts.forked import in_background
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
@@ -149,6 +150,7 @@ def _render(
     looks = {id(c): chart_key(game, c, lang, rows) for c in (*charts, *shown.values())}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
     png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
+    band_keys = [cache_key("chart-png-bands", png_look, c.id, lang) for c in charts]
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
     part_keys = {i: digest_key("chart-parts", page_look, looks[id(c)]) for i, c in shown.items()}
     # a PNG the cache holds is not read here (at 8,000 counters the charts are 114 MB): the
@@ -156,13 +158,14 @@ def _render(
     pngs: list[bytes | None] = [None] * len(png_keys)
     held = list(map(cache.holds, png_keys))
     cache.keep(key for key, there in zip(png_keys, held, strict=True) if there)
+    cache.keep(key for key, there in zip(band_keys, held, strict=True) if there)
     entries = {i: _complete(cache, key) for i, key in part_keys.items()}
     todo_pngs = [index for index, there in enumerate(held) if not there]
     todo_parts = [i for i, entry in entries.items() if entry is None]
     drawings = {i: drawing_of(game, charts[i], lang) for i in todo_pngs}
     for drawing in drawings.values():
         warm_glyphs(drawing, _png_height(drawing))
-    png_jobs = [partial(_png, drawings[i]) for i in todo_pngs]
+    png_jobs = [partial(_png_job, drawings[i], _before(cache, band_keys[i])) for i in todo_pngs]
     many = len(png_jobs) + len(todo_parts) >= MANY_JOBS
     if many:  # a cold build: all of them on every core
         made = parallel_map(
@@ -189,9 +192,11 @@ def _render(
         pdf = _document(game, options, groups, entries, sized, part_keys, cache)
     finally:
         made_pngs = drawn_pngs()  # the child waited for, whatever happened here
-    for index, png in zip(todo_pngs, made_pngs, strict=True):
+    for index, made_png in zip(todo_pngs, made_pngs, strict=True):
+        png, table = _png_made(made_png)
         pngs[index] = png
         cache.put(png_keys[index], png)
+        cache.put(band_keys[index], encode_table(png_keys[index], table))
     for key, data in measured.made.items():
         if not cache.holds(key):
             cache.put(key, data)
@@ -408,5 +413,32 @@ def _png_height(drawing: Drawing) -> int:
 
 
 def _png(drawing: Drawing) -> bytes:
-    """A chart's drawing PNG_WIDTH pixels wide."""
-    return png_bytes(rasterize(drawing, _png_height(drawing), CHART_SUPERSAMPLE))
+    """A chart's drawing PNG_WIDTH pixels wide (bandpng: the bytes _png_job makes)."""
+    return banded_png(rasterize(drawing, _png_height(drawing), CHART_SUPERSAMPLE))[0]
+
+
+def _png_job(drawing: Drawing, before: tuple[bytes, Table] | None) -> bytes:
+    """_png as one job's bytes (for parallel_map and forked.in_background): the PNG and its
+    band table, the bands of `before` (the chart's PNG before and its table) whose rows did
+    not change copied instead of compressed again; read back by _png_made."""
+    image = rasterize(drawing, _png_height(drawing), CHART_SUPERSAMPLE)
+    return marshal.dumps(banded_png(image, before))
+
+
+def _png_made(made: bytes) -> tuple[bytes, Table]:
+    """The inverse of _png_job."""
+    png, (width, bands) = marshal.loads(made)
+    return bytes(png), (width, list(bands))
+
+
+def _before(cache: RenderCache, key: str) -> tuple[bytes, Table] | None:
+    """A chart's PNG before and its band table (kept under `key`, the chart's own: its id,
+    language and the PNG's size), when the cache holds both whole; None otherwise."""
+    found = decode_table(cache.get(key))
+    if found is None:
+        return None
+    png_key, table = found
+    png = cache.get(png_key)
+    if png is None or not png.startswith(PNG_START) or not png.endswith(PNG_END):
+        return None
+    return png, table
