@@ -136,6 +136,17 @@ def test_rows_looked_at_together_look_as_one_by_one(game: GameData) -> None:
     assert len(set(looks[:3])) == 3 and looks[0] == looks[-1]
 
 
+def test_pieces_of_units_the_game_has_look_as_one_by_one(game: GameData) -> None:
+    """Every piece's unit in the game (the looks of the new pieces looked up together, see
+    RowLooks._pieces), a back side among them: the same looks as row by row."""
+    chart = with_pieces(game)
+    second = chart.rows[1]
+    rows = (replace(second, pieces=(f"{second.pieces[0]}:back", *second.pieces)), *chart.rows)
+    together = RowLooks(game)
+    assert together.looks(rows) == [RowLooks(game).look(row) for row in rows]
+    assert together.pieces[f"{second.pieces[0]}:back"] == together.pieces[second.pieces[0]] != ""
+
+
 def without_pieces(game: GameData) -> Chart:
     """A chart whose rows show no piece."""
     return next(c for c in (*game.charts, *game.aids) if not any(r.pieces for r in c.rows))
