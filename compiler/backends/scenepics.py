@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from PIL import Image
@@ -62,7 +62,7 @@ from compiler.backends.scenepics_draw import (
 )
 from compiler.backends.vassal.geometry import MapLayout, setup_point
 from compiler.i18n import catalogue_fingerprint
-from compiler.model.digests import content_digest
+from compiler.model.digests import content_digest, content_digests
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
 from compiler.model.scenarios import Scenario
@@ -807,11 +807,14 @@ def _placed_looks(game: GameData, scenario: Scenario) -> list[str]:
     identity is not worked out for each placement: 1,600 of them at 8,000 counters, for a
     picture that is not drawn again); each marker's identity."""
     view = scenario_view(game, scenario)
-    looks = [content_digest(p.unit) for p in [*view.setup, *view.arrivals] if p.unit]
+    looks = content_digests(list(filter(None, map(_UNIT, chain(view.setup, view.arrivals)))))
     if looks:
         looks.append(_unit_kin(game))
     return looks + [marker_identity(game, p.marker) for p in view.setup if p.marker is not None]
 
+
+_UNIT = attrgetter("unit")
+"""A placement's unit (None for a marker's)."""
 
 _KIN: PerGame[dict[str, str]] = PerGame(dict)
 

@@ -262,9 +262,10 @@ def _draw_pieces(
     """Every piece, bottom of each stack first, centred on its stack's point and fanned; a
     stack's count on its top piece. Returns where each piece was drawn."""
     drawn: list[tuple[PlacedPiece, Box]] = []
+    heights = {name: panel.piece_height() for name, panel in panels.items()}  # once a board
     for piece in pieces:
         panel = panels[piece.map]
-        height = panel.piece_height()
+        height = heights[piece.map]
         faces = piece_faces(game, setup[piece.index], layout.lang, layout.widths)
         cx, cy = panel.point(piece.x, piece.y)
         step = _stack_step(height, piece.count) * piece.level
