@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
@@ -13,7 +14,13 @@ from typing import overload
 
 from compiler.backends.art.display import Drawing
 from compiler.backends.art.raster import rasterize, warm_glyphs
-from compiler.backends.charts.bandpng import Table, banded_png, decode_table, encode_table
+from compiler.backends.charts.bandpng import (
+    BAND_ROWS,
+    Table,
+    banded_png,
+    decode_table,
+    encode_table,
+)
 from compiler.backends.charts.forked import in_background
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
@@ -150,7 +157,8 @@ def _render(
     looks = {id(c): chart_key(game, c, lang, rows) for c in (*charts, *shown.values())}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
     png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
-    band_keys = [cache_key("chart-png-bands", png_look, c.id, lang) for c in charts]
+    bands_look = cache_key("chart-png-bands", png_look, zlib.ZLIB_RUNTIME_VERSION, BAND_ROWS)
+    band_keys = [cache_key(bands_look, c.id, lang) for c in charts]  # copied only by this zlib
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
     part_keys = {i: digest_key("chart-parts", page_look, looks[id(c)]) for i, c in shown.items()}
     # a PNG the cache holds is not read here (at 8,000 counters the charts are 114 MB): the
