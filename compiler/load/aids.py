@@ -46,6 +46,7 @@ from compiler.model.common import Text, is_number
 from compiler.model.digests import (
     are_digests,
     content_digest,
+    content_digests,
     digest_of,
     remember,
     remember_all,
@@ -370,7 +371,7 @@ def _shown(units: list[Unit], formation_of: Callable[[Unit], object]) -> list[st
     ids = list(map(_FORMATION_ID, units))
     first = dict(zip(reversed(ids), reversed(units), strict=True))  # a unit of each id
     formations = {key: _digest_or_none(formation_of(unit)) for key, unit in first.items()}
-    return list(map(_JOINED, map(content_digest, units), map(formations.__getitem__, ids)))
+    return list(map(_JOINED, content_digests(units), map(formations.__getitem__, ids)))
 
 
 _FORMATION_ID = attrgetter("formation")
