@@ -280,7 +280,7 @@ def build_checked(
     set also holds watch.js, build number `watch` (compiler.watch), for the preview page."""
     if report.game is None or report.errors:
         return report, []
-    from compiler.backends.files import OutputFolder, build_lock, output_error, recover
+    from compiler.backends.files import FolderLook, OutputFolder, build_lock, output_error, recover
     from compiler.backends.preview.build import PAGE_NAME
     from compiler.backends.vassal.module import ArtError
     from compiler.load.aids import with_aids
@@ -289,6 +289,7 @@ def build_checked(
     if stamp is not None:
         stamp.add_art(report.game)
     cache = out_dir / ".cache" / report.game.game.id
+    look = FolderLook(out_dir / report.game.game.id)  # stats the outputs while the aids load
     game, problems = with_aids(report.game, cache)
     stage = partial(progress, report.folder.name)
     stage("faces", 0, 0)
@@ -314,7 +315,7 @@ def build_checked(
             # the page goes in after its images; watch.js, which reloads it, after the page
             recorded = None if stamp is None else stamp.previous_outputs(target)
             last = (PAGE_NAME, WATCH_NAME)
-            outputs = OutputFolder.open(target, owned, last, recorded)
+            outputs = OutputFolder.open(target, owned, last, recorded, look)
             kept = {} if recorded is None else outputs.unchanged(recorded)
             reused: set[str] = set()
             fill = partial(

@@ -504,3 +504,58 @@ def test_a_build_killed_during_its_commit_is_finished_by_the_next(
     build(mini, cold, capsys)
     assert snapshot(out / "mini") == snapshot(cold / "mini")
     assert not [p for p in out.iterdir() if p.name.startswith(".mini.")]
+
+
+def test_a_look_taken_before_is_used_when_the_folder_holds_the_same_files(
+    previous: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OutputFolder.open takes the stats of a FolderLook (taken while the build did other
+    work) when the folder holds the same files under the same names: no stat again."""
+    look = files.FolderLook(previous)
+    assert look.files() is not None
+    stats: list[int] = []
+    real = files._stats
+    monkeypatch.setattr(files, "_stats", lambda fd: stats.append(fd) or real(fd))
+    recorded = stamp_of(previous)
+    outputs = OutputFolder.open(previous, owned, recorded=recorded, look=look)
+    assert stats == []
+    assert set(outputs.vouched) == {"game.vmod", "index.html", *map(image, BEFORE)}
+
+
+@pytest.mark.parametrize("change", ["added", "deleted", "replaced", "renamed"])
+def test_a_look_taken_before_the_folder_changed_is_not_used(previous: Path, change: str) -> None:
+    """A file added, deleted, written again beside and renamed over, or renamed after the look:
+    the opening looks again, and vouches for what it finds (as without a look)."""
+    recorded = stamp_of(previous)
+    look = files.FolderLook(previous)
+    look.files()
+    if change == "added":
+        write(previous, "notes.txt", b"mine")
+    elif change == "deleted":
+        (previous / image(3)).unlink()
+    elif change == "replaced":
+        write(previous, "new.part", b"image 3")
+        os.replace(previous / "new.part", previous / image(3))
+    else:
+        os.rename(previous / image(3), previous / image(12))
+    if change == "added":
+        with pytest.raises(FileExistsError):
+            OutputFolder.open(previous, owned, recorded=recorded, look=look)
+        return
+    outputs = OutputFolder.open(previous, owned, recorded=recorded, look=look)
+    assert set(outputs.before) == {p.name for p in previous.iterdir()}
+    assert image(3) not in outputs.vouched
+    assert outputs.vouched == OutputFolder.open(previous, owned, recorded=recorded).vouched
+
+
+def test_a_look_of_no_folder_or_a_file_is_not_used(tmp_path: Path) -> None:
+    """A look that found no folder (a first build) or a file in its place gives nothing: the
+    opening makes or refuses as without it."""
+    look = files.FolderLook(tmp_path / "none")
+    assert look.files() is None
+    assert OutputFolder.open(tmp_path / "none", owned, look=look).before == {}
+    (tmp_path / "file").write_bytes(b"x")
+    look = files.FolderLook(tmp_path / "file")
+    assert look.files() is None
+    with pytest.raises(NotADirectoryError):
+        OutputFolder.open(tmp_path / "file", owned, look=look)
