@@ -515,7 +515,12 @@ def test_a_look_taken_before_is_used_when_the_folder_holds_the_same_files(
     assert look.files() is not None
     stats: list[int] = []
     real = files._stats
-    monkeypatch.setattr(files, "_stats", lambda fd: stats.append(fd) or real(fd))
+
+    def counted(fd: int) -> dict[str, os.stat_result]:
+        stats.append(fd)
+        return real(fd)
+
+    monkeypatch.setattr(files, "_stats", counted)
     recorded = stamp_of(previous)
     outputs = OutputFolder.open(previous, owned, recorded=recorded, look=look)
     assert stats == []
