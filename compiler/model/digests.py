@@ -59,15 +59,24 @@ def are_digests(values: Sequence[object]) -> bool:
     """Whether every value is a digest as `digest_of` writes it (64 lowercase hexadecimal
     digits): what a kept item or row read back must carry to be told (checked in passes that
     stay in C: a large game's charts keep thousands of rows)."""
-    return (
+    if not (
         set(map(type, values)) <= {str}
         and set(map(len, cast(Sequence[str], values))) <= {DIGEST_LENGTH}
-        and not "".join(cast(Sequence[str], values)).strip(HEX_DIGITS)
-    )
+    ):
+        return False
+    try:
+        joined = "".join(cast(Sequence[str], values)).encode("ascii")
+    except UnicodeEncodeError:
+        return False
+    # bytes.translate deleting the digits is one pass over a table (str.strip with 16
+    # characters to strip looked each character up among them: some 60 µs for a run of 32
+    # digests, 0.05 s for a warm load's and aids' 900 runs at 8,000 counters)
+    return not joined.translate(None, _HEX_BYTES)
 
 
 DIGEST_LENGTH = 64
 HEX_DIGITS = "0123456789abcdef"
+_HEX_BYTES = HEX_DIGITS.encode("ascii")
 
 
 def remember(record: object, digest: str) -> None:
