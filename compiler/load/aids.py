@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import CodeType, MappingProxyType
 
@@ -542,10 +542,14 @@ def _run_alone(path: Path, rows: list[tuple[int, str]]) -> Run | None:
 def _assembled(head: Chart, rows: list[tuple[Row, tuple[int, int], str]]) -> Chart:
     """The chart of a head (with its first row) and its other rows, as a whole read gives it."""
     locs = dict(head.locs)
-    for index, (_row, where, _digest) in enumerate(rows, 1):
-        locs[f"rows.{index}"] = where
-    found = (head.rows[0], *(row for row, _where, _digest in rows))
+    # in passes that stay in C: an order of battle holds a row per unit
+    locs.update(zip(map(_ROW_LOC, range(1, len(rows) + 1)), map(_WHERE, rows), strict=True))
+    found = (head.rows[0], *map(_ROW, rows))
     return replace(head, rows=found, locs=MappingProxyType(locs))
+
+
+_ROW_LOC = "rows.{}".format
+_ROW, _WHERE = itemgetter(0), itemgetter(1)
 
 
 def _row_alone(path: Path, line: int, text: str) -> tuple[Row, tuple[int, int]] | None:
