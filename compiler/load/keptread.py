@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, compress, count, repeat
-from operator import not_
+from operator import itemgetter, not_
 from pathlib import Path
 from types import MappingProxyType, NoneType, UnionType
 from typing import Any, Union, get_args, get_origin
@@ -253,20 +253,20 @@ def _by_runs(path: str, split: Split, first: int, kept: KeptRecords) -> SourceFi
             return None
         locs[name] = (runs[0].items[0][0], SECTION_INDENT + 1)  # the sequence starts at its `-`
         records: list[Node] = []
+        path_of = f"{name}.{{}}".format  # an item's path in `locs`: `units.12`
         for run in runs:
             items = kept.run(path, name, run)
             if items is None:
                 return None
-            locs.update(
-                zip(
-                    [f"{name}.{index}" for index in range(len(records), len(records) + len(items))],
-                    [item[1] for item in items],
-                    strict=True,
-                )
-            )
-            records.extend([item[0] for item in items])
+            places = map(path_of, range(len(records), len(records) + len(items)))
+            locs.update(zip(places, map(_WHERE, items), strict=True))  # passes that stay in C
+            records.extend(map(_RECORD, items))
         values[name] = tuple(records)
     return SourceFile(**values, loc=Location(path, first, 1), locs=MappingProxyType(locs))
+
+
+_RECORD, _WHERE = itemgetter(0), itemgetter(1)
+"""A kept item's record and where it starts."""
 
 
 def _sections(lines: list[str]) -> list[tuple[str, list[tuple[int, str]]]] | None:
