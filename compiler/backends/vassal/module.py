@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from functools import partial
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Literal, NamedTuple, cast
 
@@ -33,6 +33,7 @@ from compiler.backends.art.drawing import (
 )
 from compiler.backends.art.identity import (
     IDENTITIES,
+    RUN_UNITS,
     card_identity,
     deck_identity,
     marker_identity,
@@ -337,6 +338,12 @@ class FaceRenderer:
         stored to be read when needed, as `kept_later` does for a face queued, without
         being queued (a warm build of 8,000 counters spent 15 us a face queueing them);
         the keys of those taken. `redraw(key)` draws one again (a damaged entry)."""
+        found = self.named(table, faces)
+        self.take(table, found, redraw)
+        return set(found)
+
+    def named(self, table: FaceNames, faces: Mapping[str, list[str]]) -> Names:
+        """The entries of `table` (the build before's) `take_named` takes of `faces`."""
         before, cache = table.before, self.cache
         index, memory = cache.index, cache.memory
         taken: set[str] = set()
@@ -346,19 +353,38 @@ class FaceRenderer:
             held -= memory.keys()
             held &= before.keys()
             taken.update([key for key in held if before[key][0].startswith(start)])
-        found = {key: before[key] for key in taken}
-        table.now.update(found)
-        self.kept.update({key: name for key, (name, _crc, _size) in found.items()})
-        self.store.crcs.update({name: crc for name, crc, _size in found.values()})
-        files = self.store.files
-        self.store.later.update(
-            {
-                name: (size, partial(_read_taken, cache, redraw, key, crc, size))
-                for key, (name, crc, size) in found.items()
-                if name not in files
-            }
+        return {key: before[key] for key in taken}
+
+    def still_named(self, table: FaceNames, found: Names) -> bool:
+        """Whether `take_named` would take every face of `found` (entries of a names table)
+        as it is: the build before named each so, and the cache holds it, not made by this
+        build (tested on the whole table at once)."""
+        keys = found.keys()
+        cache = self.cache
+        return (
+            found.items() <= table.before.items()
+            and keys <= cache.index.keys()
+            and keys.isdisjoint(cache.memory.keys())
         )
-        return taken
+
+    def take(self, table: FaceNames, found: Names, redraw: Callable[[str], bytes]) -> None:
+        """Take the faces `found` (key -> name, CRC-32, size, as the build before named them)
+        as `take_named` does, in passes that stay in C."""
+        table.now.update(found)
+        keys, values = list(found), list(found.values())
+        names, crcs, sizes = (
+            [list(column) for column in zip(*values, strict=True)] if values else ([], [], [])
+        )
+        self.kept.update(zip(keys, names, strict=True))
+        self.store.crcs.update(zip(names, crcs, strict=True))
+        cache = self.cache
+        readers = map(
+            partial, repeat(_read_taken), repeat(cache), repeat(redraw), keys, crcs, sizes
+        )
+        later = dict(zip(names, zip(sizes, readers, strict=True), strict=True))
+        for name in later.keys() & self.store.files.keys():
+            del later[name]
+        self.store.later.update(later)
 
 
 def _read_face(cache: RenderCache, key: str, make: Read, crc: int, size: int) -> bytes:
@@ -556,7 +582,7 @@ def _queue_units(
     units = game.units
     ids = unit_identities(game, units, kept)
     identities.update(zip([unit.id for unit in units], ids, strict=True))
-    taken = _taken_units(game, faces, ids, table) if table is not None else {}
+    taken = _taken_units(game, faces, ids, table, kept) if table is not None else {}
     lang, want = faces.lang, faces.want
     for unit, identity in zip(units, ids, strict=True):
         found = taken.get(unit.id)
@@ -587,36 +613,159 @@ def _queue_units(
 
 
 def _taken_units(
-    game: GameData, faces: FaceRenderer, ids: list[str], table: FaceNames
+    game: GameData,
+    faces: FaceRenderer,
+    ids: list[str],
+    table: FaceNames,
+    kept: RenderCache | None = None,
 ) -> dict[str, UnitFaces]:
     """The face keys of the units whose drawn faces (`_queue_units`' keys, worked out here
-    from the identities at once) `FaceRenderer.take_named` takes, by unit."""
-    blocks = {t.id for t in game.unit_types if t.shape == "block"}
-    unit, block, blockback, step = map(faces.key_of, ("unit", "block", "blockback", "step"))
-    steps = [step(f"step:{lost}") for lost in range(max((u.steps for u in game.units), default=0))]
-    drawn: dict[str, UnitFaces] = {}
-    for member, identity in zip(game.units, ids, strict=True):
-        art = member.art
-        if art is not None and (art.front or art.back):
-            continue  # a picture of the data's art: read on every build
-        if member.type in blocks:
-            drawn[member.id] = (block(identity), blockback(identity), ())
-        else:
-            back = unit(identity + ":back") if member.has_back else ""
-            drawn[member.id] = (unit(identity), back, tuple(steps[1 : member.steps]))
-    wanted = {
-        "unit": [k for f, b, _s in drawn.values() if f.startswith(unit("")) for k in (f, b) if k],
-        "block": [f for f, _b, _s in drawn.values() if f.startswith(block(""))],
-        "blockback": [b for _f, b, _s in drawn.values() if b.startswith(blockback(""))],
-        "step": steps[1:],
-    }
+    from the identities) `FaceRenderer.take_named` takes, by unit. With `kept` (a cache),
+    by runs of RUN_UNITS units kept there (`FaceRun`) by their identities: a run whose
+    faces the build before named as the run's entry says, all of them still in the cache, is
+    taken whole (tested and taken in passes that stay in C); the others face by face, and
+    kept when every face of theirs is taken (a warm build of 8,000 counters worked out and
+    looked up 16,000 faces one by one, for one unit's two)."""
+    keys = FaceKeys.of(game, faces)
     redraw = _Redraw(game, faces.lang, faces.images)
-    taken = faces.take_named(table, wanted, redraw)
+    if kept is None:
+        drawn = keys.drawn(game.units, ids)
+        return _fully_taken(drawn, set(faces.named(table, keys.wanted(drawn))))
+    units, taken, found = game.units, {}, {}
+    for start in range(0, len(units), RUN_UNITS):
+        run, run_ids = units[start : start + RUN_UNITS], ids[start : start + RUN_UNITS]
+        key = keys.run_key(run_ids)
+        record = FaceRun.read(kept.get(key), keys)
+        if record is not None and faces.still_named(table, record.found):
+            taken.update(record.faces)
+            found.update(record.found)
+            continue
+        drawn = keys.drawn(run, run_ids)
+        named = faces.named(table, keys.wanted(drawn))
+        held = _fully_taken(drawn, set(named))
+        taken.update(held)
+        found.update(named)
+        if len(held) == len(drawn):  # every face named before: kept for the next build
+            kept.put(key, FaceRun(held, named).data(keys))
+    faces.take(table, found, redraw)
+    return taken
+
+
+def _fully_taken(drawn: dict[str, UnitFaces], taken: set[str]) -> dict[str, UnitFaces]:
+    """The units of `drawn` every face of which is `taken`."""
     return {
         unit_id: found
         for unit_id, found in drawn.items()
         if found[0] in taken and (not found[1] or found[1] in taken) and taken.issuperset(found[2])
     }
+
+
+class FaceKeys(NamedTuple):
+    """How the keys of a unit's drawn faces are made (`FaceRenderer.want`'s, from a unit's
+    identity): for counters, blocks and their backs, and the step-loss overlays by steps
+    lost; and which unit types are blocks."""
+
+    unit: Callable[[str], str]
+    block: Callable[[str], str]
+    blockback: Callable[[str], str]
+    steps: list[str]
+    blocks: frozenset[str]
+
+    @classmethod
+    def of(cls, game: GameData, faces: FaceRenderer) -> FaceKeys:
+        unit, block, blockback, step = map(faces.key_of, ("unit", "block", "blockback", "step"))
+        most = max((u.steps for u in game.units), default=0)
+        steps = [step(f"step:{lost}") for lost in range(most)]
+        blocks = frozenset(t.id for t in game.unit_types if t.shape == "block")
+        return cls(unit, block, blockback, steps, blocks)
+
+    def drawn(self, units: Sequence[Unit], ids: Sequence[str]) -> dict[str, UnitFaces]:
+        """The face keys of the units of `units` (of identities `ids`) whose faces are drawn
+        (not pictures of the data's art), by unit."""
+        unit, block, blockback, steps = self.unit, self.block, self.blockback, self.steps
+        drawn: dict[str, UnitFaces] = {}
+        for member, identity in zip(units, ids, strict=True):
+            art = member.art
+            if art is not None and (art.front or art.back):
+                continue  # a picture of the data's art: read on every build
+            if member.type in self.blocks:
+                drawn[member.id] = (block(identity), blockback(identity), ())
+            else:
+                back = unit(identity + ":back") if member.has_back else ""
+                drawn[member.id] = (unit(identity), back, tuple(steps[1 : member.steps]))
+        return drawn
+
+    def wanted(self, drawn: dict[str, UnitFaces]) -> dict[str, list[str]]:
+        """The keys of `drawn`'s faces by the name prefix they go under (`take_named`)."""
+        unit, block, blockback = self.unit(""), self.block(""), self.blockback("")
+        values = drawn.values()
+        return {
+            "unit": [k for f, b, _s in values if f.startswith(unit) for k in (f, b) if k],
+            "block": [f for f, _b, _s in values if f.startswith(block)],
+            "blockback": [b for _f, b, _s in values if b.startswith(blockback)],
+            "step": sorted({key for _f, _b, steps in values for key in steps}),
+        }
+
+    def run_key(self, ids: Sequence[str]) -> str:
+        """The key a run of units of identities `ids` is kept under (`FaceRun`): their
+        identities, the faces' kind, size and language (in the keys' head), the block
+        types."""
+        head = "\x1f".join([FACE_RUN, self.unit(""), *sorted(self.blocks), *ids])
+        return FACE_RUN + hashlib.sha256(head.encode("utf-8")).hexdigest()
+
+    def step_tuples(self) -> dict[int, tuple[str, ...]]:
+        """The step-loss overlays of a unit by its steps (`drawn`'s third key)."""
+        return {count: tuple(self.steps[1:count]) for count in range(len(self.steps) + 1)}
+
+
+FACE_RUN = "face-run-1:"
+"""Before a digest, the key of a run of units' faces in the identities' pack (`FaceRun`)."""
+
+
+class FaceRun(NamedTuple):
+    """The faces of a run of units taken as the build before named them (`_taken_units`):
+    each drawn unit's face keys, and the names table's entries of those faces. Kept as
+    columns (unit ids, fronts, backs, steps lost at most), marshalled."""
+
+    faces: dict[str, UnitFaces]
+    found: Names
+
+    def data(self, keys: FaceKeys) -> bytes:
+        counts = {steps: count for count, steps in keys.step_tuples().items()}
+        values = self.faces.values()
+        fronts, backs = [f for f, _b, _s in values], [b for _f, b, _s in values]
+        steps = [counts[s] for _f, _b, s in values]
+        return marshal.dumps((list(self.faces), fronts, backs, steps, self.found))
+
+    @classmethod
+    def read(cls, data: bytes | None, keys: FaceKeys) -> FaceRun | None:
+        """The run kept as `data`; None when there is none or it is not one (checked in
+        passes that stay in C): its faces' keys must be those of its entries."""
+        if data is None:
+            return None
+        with suppress(EOFError, ValueError, TypeError):
+            found = marshal.loads(data)
+            if type(found) is not tuple or len(found) != 5:
+                return None
+            ids, fronts, backs, counts, named = found
+            columns = (ids, fronts, backs, counts)
+            if not all_of_type(columns, list) or len(set(map(len, columns))) != 1:
+                return None
+            if not (all_of_type(ids, str) and all_of_type(fronts, str)):
+                return None
+            if not (all_of_type(backs, str) and all_of_type(counts, int) and _is_names(named)):
+                return None
+            tuples = keys.step_tuples()
+            if not set(counts) <= tuples.keys():
+                return None
+            steps = list(map(tuples.__getitem__, counts))
+            used = set(fronts).union(backs, *steps)
+            used.discard("")
+            if "" in fronts or not used <= cast(Names, named).keys():
+                return None
+            faces = dict(zip(ids, zip(fronts, backs, steps, strict=True), strict=True))
+            return cls(faces, cast(Names, named))
+        return None
 
 
 class _Redraw:
