@@ -85,3 +85,46 @@ def test_changes_of_another_table_are_not_applied(tmp_path: Path) -> None:
     assert FaceNames(pack, "en", "svg").before == other
     whole.unlink()
     assert FaceNames(pack, "en", "svg").before == {}
+
+
+def test_a_table_read_back_is_the_one_saved_whatever_was_taken_or_noted(tmp_path: Path) -> None:
+    """A build's table is the entries it took from the build before's (`now` given them as
+    they were, as `FaceRenderer.take` does) and those it noted: `save` works out what changed
+    from the noted ones alone; the table read back is the build's, build after build."""
+    import random
+
+    rng = random.Random(5)
+    pack = tmp_path / "faces.pack"
+    _saved(pack, _entries(200))
+    for build in range(30):
+        table = FaceNames(pack, "en", "svg")
+        before = table.before
+        now: dict[str, tuple[str, int, int]] = {}
+        for key, found in before.items():
+            roll = rng.random()
+            if roll < 0.9:
+                table.now[key] = found  # taken as named before
+                now[key] = found
+            elif roll < 0.95:  # noted again, the same or changed
+                same = rng.random() < 0.5
+                entry = found if same else (f"unit-{build}-{key}.svg", build, 1)
+                table.note(key, *entry)
+                now[key] = entry
+        for n in range(rng.randrange(3)):  # new faces
+            table.note(f"new{build}-{n}", f"unit-new{build}{n}.svg", n, n + 1)
+            now[f"new{build}-{n}"] = (f"unit-new{build}{n}.svg", n, n + 1)
+        table.save()
+        assert FaceNames(pack, "en", "svg").before == now
+
+
+def test_a_table_taken_whole_is_not_written(tmp_path: Path) -> None:
+    pack = tmp_path / "faces.pack"
+    _saved(pack, _entries(50))
+    _saved(pack, {**_entries(50), "key1": ("unit-x.svg", 1, 1)})
+    whole, changes = _files(pack)
+    stamps = whole.stat().st_mtime_ns, changes.stat().st_mtime_ns, changes.stat().st_ino
+    table = FaceNames(pack, "en", "svg")
+    table.now.update(table.before)
+    table.note("key2", *table.before["key2"])  # noted as it was
+    table.save()
+    assert (whole.stat().st_mtime_ns, changes.stat().st_mtime_ns, changes.stat().st_ino) == stamps

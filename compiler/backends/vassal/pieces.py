@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.backends.vassal import encode as enc
 from compiler.model.cards import Card
@@ -41,9 +41,9 @@ def assign_gpids(ids: Iterable[str]) -> dict[str, int]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Images:
-    """Image file names (inside images/) of one piece."""
+class Images(NamedTuple):
+    """Image file names (inside images/) of one piece. (A named tuple: one per piece, made
+    in passes that stay in C: `Images._make`.)"""
 
     front: str
     back: str = ""
