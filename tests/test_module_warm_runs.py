@@ -167,17 +167,25 @@ def test_a_central_record_changed_in_place_breaks_the_run(tmp_path: Path) -> Non
 def test_a_panel_is_kept_by_the_keys_of_its_slots(mini: Path) -> None:
     """A tray panel's keys, worked out without making its pieces, are its slots' own (a warm
     build finds the panels the build before kept)."""
-    from compiler.backends.vassal.buildfile import _unit_slots, panel_token, unit_slot
+    from compiler.backends.vassal.buildfile import (
+        _unit_slots,
+        panel_token,
+        slot_tokens,
+        unit_slot,
+    )
     from compiler.backends.vassal.module import render_plan
     from tests.conftest import game_with_aids
 
     game = game_with_aids(mini)
     plan, _images = render_plan(game)
     units = list(game.units)
-    found = _unit_slots(plan, units)
     pieces = [unit_slot(plan, unit) for unit in units]
-    assert found.keys == panel_token([(piece.key, piece.name) for piece in pieces])
+    expected = panel_token([(piece.key, piece.name) for piece in pieces])
+    found = _unit_slots(plan, units, slot_tokens(plan, units))
+    assert found.keys == expected
     assert [piece.key for piece in found.make()] == [piece.key for piece in pieces]
+    plan.unit_identities.clear()  # identities not worked out by the plan: one by one, the same
+    assert _unit_slots(plan, units, slot_tokens(plan, units)).keys == expected
 
 
 EDITS = [
