@@ -17,8 +17,13 @@ the build written again (the same bytes). The ratio to it is the figure to trust
 machine.
 
 `--compare REF` also times the same rounds with the countermix of git revision REF (extracted
-with `git archive` into a temporary folder and run from there), so a before/after table comes
-from one run on the same machine state.
+with `git archive` into a temporary folder and run from there), round by round in turns with
+the tool of now, so a before/after table comes from one run on the same machine state.
+
+Beside the wall time each warm round's CPU time is printed (user + system of the build and
+its workers, from `getrusage`), and the share of the CPU the host took from this machine
+while the rounds ran (the "steal" of /proc/stat, on Linux): on a shared virtual machine the
+wall time swings with it, the CPU time much less.
 
 Run: python -m bench.bench_warm [--sizes 500,2000,8000] [--repeat 3] [--compare HEAD]
 Goal (issue 13): one unit changed <= 0.6 s whole process at 2,000 counters, and the sizes
@@ -30,11 +35,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
@@ -81,44 +87,84 @@ def change_unit(game: Game, round_no: int) -> None:
     path.write_text(STRENGTH.sub(bump, text), encoding="utf-8")
 
 
-def build_process(source: Path, game: Game, out: Path) -> float:
-    """`countermix build <game> --out <out>` as a whole process with the tool at `source`."""
+def build_process(source: Path, game: Game, out: Path) -> tuple[float, float]:
+    """`countermix build <game> --out <out>` as a whole process with the tool at `source`:
+    (wall s, CPU s of the process and the workers it waited for)."""
     command = [sys.executable, "-m", "compiler", "build", str(game.folder), "--out", str(out)]
+    before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(command, cwd=source, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
+    cpu = _children_cpu() - before
     if done.returncode != 0 or "wrote" not in done.stdout:
         raise SystemExit(f"build failed ({source}):\n{done.stdout}\n{done.stderr}")
-    return elapsed
+    return elapsed, cpu
+
+
+def _children_cpu() -> float:
+    """User + system seconds of this process's waited-for children (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """(all ticks, stolen ticks) of the machine's CPUs so far (/proc/stat); (0, 0) where
+    there is no such file."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0, 0
+    ticks = [int(field) for field in fields]
+    return sum(ticks[:8]), (ticks[7] if len(ticks) > 7 else 0)
+
+
+@dataclass
+class Side:
+    """One tool's game and output folder at one size, and its timings so far (s)."""
+
+    source: Path
+    game: Game
+    out: Path
+    cold: float = 0.0
+    runs: list[tuple[float, float]] = field(default_factory=list)
+    """Each warm round's (wall, CPU)."""
+    floors: list[tuple[float, float]] = field(default_factory=list)
+    """The floor's (whole process, in process) after each round, for the tool of now."""
 
 
 @dataclass
 class Rounds:
-    """One size's figures: the cold build, the median warm rebuild and (when timed) the
-    median floor, whole process and in process (s)."""
+    """One size's figures: the cold build, the median warm rebuild (wall and CPU) and (when
+    timed) the median floor, whole process and in process (s)."""
 
     cold: float
     warm: float
+    warm_cpu: float
     floor: float = 0.0
     floor_in_process: float = 0.0
 
+    @classmethod
+    def of(cls, side: Side) -> Rounds:
+        wall, cpu = (median(run[i] for run in side.runs) for i in (0, 1))
+        if not side.floors:
+            return cls(side.cold, wall, cpu)
+        floor, floor_in = (median(run[i] for run in side.floors) for i in (0, 1))
+        return cls(side.cold, wall, cpu, floor, floor_in)
 
-def warm_rounds(
-    source: Path, game: Game, out: Path, repeat: int, floor: Path | None = None
-) -> Rounds:
-    """Cold build, then `repeat` rounds of one unit changed, each followed by the floor's
-    process when `floor` (a scratch folder) is given."""
-    cold = build_process(source, game, out)
-    runs: list[float] = []
-    floors: list[tuple[float, float]] = []
+
+def warm_rounds(sides: dict[str, Side], repeat: int, floor: Path) -> dict[str, Rounds]:
+    """Cold builds, then `repeat` rounds of one unit changed, the tools taking turns within
+    each round (the same unit in each tool's copy of the game), the floor's process after
+    the tool of now."""
+    for side in sides.values():
+        side.cold = build_process(side.source, side.game, side.out)[0]
     for round_no in range(repeat):
-        change_unit(game, round_no)
-        runs.append(build_process(source, game, out))
-        if floor is not None:
-            floors.append(floor_process(game, out, floor))
-    if not floors:
-        return Rounds(cold, median(runs))
-    return Rounds(cold, median(runs), median(f[0] for f in floors), median(f[1] for f in floors))
+        for label, side in sides.items():
+            change_unit(side.game, round_no)
+            side.runs.append(build_process(side.source, side.game, side.out))
+            if label == "now":
+                side.floors.append(floor_process(side.game, side.out, floor))
+    return {label: Rounds.of(side) for label, side in sides.items()}
 
 
 def floor_process(game: Game, out: Path, scratch: Path) -> tuple[float, float]:
@@ -221,31 +267,37 @@ def main() -> int:
         sources = {"now": now}
         if args.compare:
             sources = {args.compare: extract(args.compare, root / "before"), "now": now}
+        ticks_before = _cpu_ticks()
         for size in sizes:
-            for label, source in sources.items():
-                game = make_game(root / label, size)
-                out_dir = root / label / f"out-{size}"
-                floor = root / "floor" if label == "now" else None
-                done = warm_rounds(source, game, out_dir, args.repeat, floor)
+            sides = {
+                label: Side(source, make_game(root / label, size), root / label / f"out-{size}")
+                for label, source in sources.items()
+            }
+            for label, done in warm_rounds(sides, args.repeat, root / "floor").items():
                 results.setdefault(label, {})[size] = done
-                if label == "now":
-                    splits[size] = split(game, out_dir, args.repeat)
                 out(
                     f"  {label:>8} {size:>6,} counters: cold {done.cold:.2f} s, "
-                    f"warm {done.warm:.3f} s\n"
+                    f"warm {done.warm:.3f} s ({done.warm_cpu:.3f} s CPU)\n"
                 )
+            splits[size] = split(sides["now"].game, sides["now"].out, args.repeat)
+        ticks_after = _cpu_ticks()
     out(f"\none unit changed, whole process (`countermix build`), median of {args.repeat}:\n")
     head = "".join(f"{size:>10,}" for size in sizes)
     out(f"{'':>22}{head}   largest/smallest\n")
     for label, by_size in results.items():
-        for kind in ("cold", "warm"):
-            _row(f"{label} {kind}", [getattr(by_size[size], kind) for size in sizes])
+        for kind in ("cold", "warm", "warm_cpu"):
+            name = f"{label} {kind.replace('_', ' ')}"
+            _row(name, [getattr(by_size[size], kind) for size in sizes])
     floors = [results["now"][size].floor for size in sizes]
     _row("floor", floors)
     warm = [results["now"][size].warm for size in sizes]
     ratios = "".join(f"{w / f:>9.2f}x" for w, f in zip(warm, floors, strict=True))
     out(f"{'now warm / floor':>22}{ratios}\n")
     out("goal: warm <= 0.6 s at 2,000 counters, largest/smallest <= 1.5x\n")
+    total_ticks = ticks_after[0] - ticks_before[0]
+    if total_ticks > 0:
+        stolen = 100 * (ticks_after[1] - ticks_before[1]) / total_ticks
+        out(f"CPU taken by the host (steal) while the builds ran: {stolen:.1f}%\n")
     out(
         "floor: the game's YAML parsed with PyYAML's C loader, one face drawn with Pillow, "
         "every output file written again (bench.warm_floor)\n"
