@@ -106,3 +106,21 @@ def test_a_damaged_run_is_worked_out_again(
     worked_out.clear()
     assert identity.unit_identities(_fresh(game), units, damaged) == expected
     assert worked_out == [unit.id for unit in units]
+
+
+@pytest.mark.parametrize(
+    ("data", "whole"),
+    [
+        (b"0123456789abcdef" * 8, True),
+        (b"0123456789abcdef" * 7 + b"0123456789abcdeg", False),  # one byte not a digit
+        (b" " + b"0123456789abcdef" * 8 + b" ", False),  # the right digits, too long
+        (b"\x00" * 128, False),
+    ],
+)
+def test_a_kept_run_is_read_back_only_when_made_of_hexadecimal_digests(
+    data: bytes, whole: bool
+) -> None:
+    found = identity._kept_run(data, 128 // identity.DIGEST_LENGTH)
+    assert (found is not None) == whole
+    if found is not None:
+        assert "".join(found) == data.decode("ascii")

@@ -176,7 +176,9 @@ _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 def _kept_run(data: bytes | None, count: int) -> list[str] | None:
     """The identities of a run of `count` units kept as `unit_identities` keeps them (their
     hexadecimal digests back to back); None when `data` is not that."""
-    if data is None or len(data) != count * DIGEST_LENGTH or data.strip(_HEX):
+    # translate deletes the hexadecimal digits by a table, one pass (strip looked each byte
+    # up among the 22 digits: 5 ms for a large game's runs)
+    if data is None or len(data) != count * DIGEST_LENGTH or data.translate(None, _HEX):
         return None
     text = data.decode("ascii")
     return [text[at : at + DIGEST_LENGTH] for at in range(0, len(text), DIGEST_LENGTH)]
