@@ -79,3 +79,15 @@ def test_a_syntax_error_is_found_in_another_template() -> None:
     broken = SHIPPED + "{% if %}"
     with pytest.raises(jinja2.TemplateSyntaxError):
         aids._shared_template.__wrapped__(broken)
+
+
+def test_loading_a_game_imports_no_jinja2() -> None:
+    """Jinja2 is imported when a template is rendered, not when the loader (or the build's
+    nothing-changed check, which asks aids for TEMPLATE_NAME) is imported: 0.05 s or more of
+    start-up for every command."""
+    import subprocess
+    import sys
+
+    code = "import sys, compiler.load.game, compiler.load.aids; print('jinja2' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -25,11 +25,9 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import CodeType, MappingProxyType
+from typing import TYPE_CHECKING
 
-import jinja2
 import yaml
-from jinja2.exceptions import SecurityError
-from jinja2.sandbox import SandboxedEnvironment
 
 from compiler.backends.pergame import PerGame
 from compiler.diagnostics import Finding, Location
@@ -55,6 +53,9 @@ from compiler.model.gamedata import GameData
 from compiler.model.scenarios import Reinforcement, Scenario
 from compiler.model.source import SourceFile
 from compiler.model.units import Unit
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATE_NAME = "player_aids.yaml.j2"
 BACK = N_("{name} (back)")
@@ -126,6 +127,8 @@ def _player_aids(game: GameData, cache: Path | None) -> tuple[tuple[Chart, ...],
     path_text, source, own = game.aids_template
     if not source:
         return (), []
+    import jinja2  # here, not at the top: loading a game, a check, `--version` need none of it
+
     path = Path(path_text)
     store = None if cache is None or own else _Store(read_kept(cache / AIDS_CACHE))
     rows = None if store is None else _KeptRows(store, source)
@@ -282,6 +285,8 @@ class _KeptRows:
 
     def __init__(self, store: _Store, source: str) -> None:
         self.store = store
+        import jinja2
+
         template = hashlib.sha256(source.encode("utf-8")).hexdigest()
         self.seed = record_key("unit-rows", template)
         self.scenario_seed = record_key("scenario-rows", template, jinja2.__version__)
@@ -646,6 +651,9 @@ def _render(template: jinja2.Template, names: dict[str, object]) -> str:
     """The template's output, stopped once it passes MAX_OUTPUT characters. The shared
     template is rendered at once and its size checked after (it comes with countermix: the
     check of each of its hundred thousand parts cost more than joining them)."""
+    from jinja2.exceptions import SecurityError
+    from jinja2.sandbox import SandboxedEnvironment
+
     if not isinstance(template.environment, SandboxedEnvironment):
         rendered = template.render(**names)
         if len(rendered) > MAX_OUTPUT:
@@ -683,6 +691,8 @@ def _shared_code(env: jinja2.Environment, source: str) -> CodeType:
     scripts/update_aids_code.py) and only Python's own compile runs. It is kept in the package,
     not in the build's cache folder, because a kept file must never run code (a planted cache
     file would). Another template, or another Jinja2, is compiled as `from_string` does."""
+    import jinja2
+
     from compiler.load import aidscode
 
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
@@ -693,6 +703,8 @@ def _shared_code(env: jinja2.Environment, source: str) -> CodeType:
 
 def shared_code_module(source: str) -> str:
     """The text of compiler.load.aidscode for the shared template `source` (see _shared_code)."""
+    import jinja2
+
     code = _environment().compile(source, raw=True)
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     return (
@@ -710,6 +722,8 @@ edit."""
 
 def _environment() -> jinja2.Environment:
     """The shared template's environment (the template ships with countermix)."""
+    import jinja2
+
     return _configure(
         jinja2.Environment(
             undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
@@ -717,43 +731,11 @@ def _environment() -> jinja2.Environment:
     )
 
 
-class _Sandbox(SandboxedEnvironment):
-    """A game's own template comes with the game's data, so it is no more trusted than the
-    data: Jinja2's sandbox (no Python internals: `__class__`, `__globals__` ... are refused, so
-    no code runs), `range()` counting at most MAX_COUNT numbers in all, and no `*` or `**` that
-    makes a huge text, list or number."""
-
-    intercepted_binops = frozenset({"*", "**"})
-
-    def __init__(self) -> None:
-        super().__init__(
-            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
-        )
-        self.counted = 0
-        self.globals["range"] = self.budget_range
-
-    def budget_range(self, *args: int) -> range:
-        numbers = range(*args)
-        self.counted += len(numbers)
-        if self.counted > MAX_COUNT:
-            raise SecurityError(f"its loops count more than {MAX_COUNT:,} numbers")
-        return numbers
-
-    def call_binop(
-        self, context: jinja2.runtime.Context, operator: str, left: object, right: object
-    ) -> object:
-        if operator == "*":
-            for seq, times in ((left, right), (right, left)):
-                if isinstance(seq, str | list | tuple) and isinstance(times, int):
-                    if len(seq) * times > MAX_COUNT:
-                        raise SecurityError(f"`*` would make more than {MAX_COUNT:,} items")
-        if operator == "**" and isinstance(right, int) and abs(right) > 64:
-            raise SecurityError("`**` with an exponent over 64")
-        return super().call_binop(context, operator, left, right)
-
-
 def _sandbox() -> jinja2.Environment:
-    return _configure(_Sandbox())
+    """A fresh sandbox for a game's own template (see compiler.load.aidssandbox)."""
+    from compiler.load.aidssandbox import Sandbox
+
+    return _configure(Sandbox())
 
 
 def _yaml_value(value: object) -> str:
