@@ -10,6 +10,7 @@ import pytest
 
 from compiler.backends.art import identity
 from compiler.backends.rendercache import RenderCache
+from compiler.model.digests import DIGEST_LENGTH
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
 from tests.conftest import seed_game
@@ -120,7 +121,7 @@ def test_a_damaged_run_is_worked_out_again(
 def test_a_kept_run_is_read_back_only_when_made_of_hexadecimal_digests(
     data: bytes, whole: bool
 ) -> None:
-    found = identity._kept_run(data, 128 // identity.DIGEST_LENGTH)
+    found = identity._kept_run(data, 128 // DIGEST_LENGTH)
     assert (found is not None) == whole
     if found is not None:
         assert "".join(found) == data.decode("ascii")
