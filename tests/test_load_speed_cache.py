@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.load import records
 from compiler.load.game import load_game, read_file
 from compiler.load.keptread import KEY_SIZE, KeptRecords, kept_path
 from compiler.load.records import kept_chunk, pickled, read_kept, unpickled
@@ -338,3 +339,25 @@ def test_a_kept_record_asking_for_a_huge_object_is_nothing_kept() -> None:
     MemoryError."""
     huge = b"\x80\x04\x8e" + (2**62).to_bytes(8, "little")  # BINBYTES8 of that length
     assert unpickled(huge) is None
+
+
+def test_each_record_class_is_made_again_by_its_own_maker() -> None:
+    """The makers share their code by number of fields (compiler.load.records._maker_code):
+    each still makes its own class, its fields in order, and takes exactly one value per
+    field (a kept record with a value too few or too many reads as nothing kept)."""
+    makers = records._makers()
+    assert makers and len({maker.__name__ for maker in makers.values()}) == len(makers)
+    for cls, maker in makers.items():
+        names = records._field_names(cls)
+        made = maker(*names)
+        assert type(made) is cls
+        assert [getattr(made, name) for name in names] == list(names)
+        with pytest.raises(TypeError):
+            maker(*names, "one too many")
+        with pytest.raises(TypeError):
+            maker(*names[:-1])
+    text = Text("en", "ja")
+    data = pickled(text)
+    assert unpickled(data) == text
+    shorter = data.replace(b"\x8c\x02ja", b"")  # the record's last value taken out
+    assert shorter != data and unpickled(shorter) is None
