@@ -237,6 +237,17 @@ def _exec(
     exec(source, globals_, locals_)  # type: ignore[arg-type]  # noqa: S102
 
 
+def kept_code(text: str) -> CodeType:
+    """`compile(text, "<string>", "exec", dont_inherit=True)` for other generated code of the
+    tool's own (compiler.load.records' makers, the shipped player-aids template), kept in
+    the same file when the stand-in is installed: the caller vouches that `text` is the tool's
+    own, as is_own does for dataclasses."""
+    cache = _cache
+    if cache is None or _installed_by != os.getpid():
+        return compile(text, FILENAME, "exec", dont_inherit=True)
+    return cache.code(text)
+
+
 def supported(version: tuple[int, ...] = tuple(sys.version_info[:2])) -> bool:
     """Whether this Python's dataclasses compile the way `_exec` stands in for."""
     return version in SUPPORTED and sys.implementation.name == "cpython"

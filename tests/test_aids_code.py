@@ -6,6 +6,9 @@ makes of the shipped template now, it renders what `from_string` renders, and an
 from __future__ import annotations
 
 import hashlib
+import os
+import types
+from pathlib import Path
 
 import jinja2
 import pytest
@@ -91,3 +94,33 @@ def test_loading_a_game_imports_no_jinja2() -> None:
     code = "import sys, compiler.load.game, compiler.load.aids; print('jinja2' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_shipped_code_kept_between_processes_is_the_one_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped template's code comes from the user's cache file (compiler.dataclasscode)
+    once a process kept it there: the same code as compiling it, every code object named
+    `<template>` (how an error's template line is found: aids._template_line)."""
+    if aidscode.JINJA2 != jinja2.__version__:
+        pytest.skip(f"compiled with Jinja2 {aidscode.JINJA2}, this is {jinja2.__version__}")
+    from compiler import dataclasscode
+
+    path = tmp_path / "code.marshal"
+    monkeypatch.setattr(dataclasscode, "_cache", dataclasscode.CodeCache(path))
+    monkeypatch.setattr(dataclasscode, "_installed_by", os.getpid())
+    env = aids._environment()
+    first = aids._shared_code(env, SHIPPED)
+    dataclasscode.save()
+    assert aidscode.CODE in dataclasscode.read_texts(path)
+    cache = dataclasscode.CodeCache(path)
+    monkeypatch.setattr(dataclasscode, "_cache", cache)
+    kept = aids._shared_code(env, SHIPPED)
+    assert not cache.has_additions()  # read back, not compiled
+    expected = compile(aidscode.CODE, "<template>", "exec", dont_inherit=True)
+    assert first == kept == expected
+    stack = [kept]
+    while stack:
+        code = stack.pop()
+        assert code.co_filename == "<template>"
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))

@@ -623,7 +623,7 @@ ITEM_BREAK = "\n  - "
 def _template_line(err: BaseException) -> int | None:
     """The template line an error was raised at (Jinja2 puts template frames in tracebacks)."""
     lines = [
-        f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == "<template>"
+        f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == TEMPLATE_FILE
     ]
     return lines[-1] if lines else None
 
@@ -688,17 +688,35 @@ def _shared_template(source: str) -> jinja2.Template:
 def _shared_code(env: jinja2.Environment, source: str) -> CodeType:
     """The template's code: Jinja2's parse and code generation cost 0.01-0.03 s a process, so
     the shipped template's Python code comes with countermix (compiler.load.aidscode, written by
-    scripts/update_aids_code.py) and only Python's own compile runs. It is kept in the package,
-    not in the build's cache folder, because a kept file must never run code (a planted cache
-    file would). Another template, or another Jinja2, is compiled as `from_string` does."""
+    scripts/update_aids_code.py), and its compiled code (Python's compile of it cost 0.016 s a
+    process) is kept in the user's cache folder as the dataclasses' code is
+    (compiler.dataclasscode.kept_code). Neither is kept in the build's cache folder: a kept
+    file there must never run code (a planted cache file would). Another template, or another
+    Jinja2, is compiled as `from_string` does."""
     import jinja2
 
     from compiler.load import aidscode
 
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     if aidscode.SOURCE == digest and aidscode.JINJA2 == jinja2.__version__:
-        return compile(aidscode.CODE, "<template>", "exec")
+        from compiler.dataclasscode import kept_code
+
+        return _named(kept_code(aidscode.CODE), TEMPLATE_FILE)
     return env.compile(source)
+
+
+TEMPLATE_FILE = "<template>"
+"""The file name Jinja2 compiles a template's code with (see _template_line)."""
+
+
+def _named(code: CodeType, filename: str) -> CodeType:
+    """`code` and the code of its functions (the template's macros and blocks) as compiled
+    with `filename`: Python's own compile gives the name to every code object it makes."""
+    consts = tuple(
+        _named(const, filename) if isinstance(const, CodeType) else const
+        for const in code.co_consts
+    )
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def shared_code_module(source: str) -> str:

@@ -169,7 +169,9 @@ def _maker_code(count: int) -> CodeType:
     source = (
         f"def maker({values}, _new, _cls{bound}):\n    made = _new(_cls)\n{body}    return made\n"
     )
-    module = compile(source, f"<maker of {count} fields>", "exec", dont_inherit=True)
+    from compiler.dataclasscode import kept_code  # kept between processes, like a .pyc
+
+    module = kept_code(source)
     return next(const for const in module.co_consts if isinstance(const, CodeType))
 
 
