@@ -227,6 +227,19 @@ def test_only_the_files_as_the_last_build_left_them_are_vouched_for(previous: Pa
     assert OutputFolder.open(previous, owned).unchanged({image(3): [1]}) == {}  # damaged
 
 
+@pytest.mark.parametrize("odd", [5, "abc", None, [1, 2, 3, 4], b"xyz"])
+def test_a_record_of_another_shape_vouches_for_none_of_its_files(
+    previous: Path, odd: object
+) -> None:
+    """An entry of another shape (a damaged stamp) vouches for nothing, and is no error; the
+    other entries vouch as before."""
+    recorded: dict[str, object] = {**stamp_of(previous), image(3): odd}
+    vouched = OutputFolder.open(previous, owned).unchanged(recorded)  # type: ignore[arg-type]
+    assert image(3) not in vouched
+    if not isinstance(odd, int | None):  # an entry that is no sequence spoils the record
+        assert set(vouched) == {"game.vmod", "index.html", *map(image, BEFORE)} - {image(3)}
+
+
 @pytest.mark.parametrize("as_lists", [False, True])
 def test_the_record_given_at_opening_vouches_as_unchanged_does(
     previous: Path, as_lists: bool
