@@ -23,7 +23,6 @@ import ctypes
 import errno
 import fcntl
 import json
-import operator
 import os
 import shutil
 import signal
@@ -34,8 +33,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import compress
-from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -277,17 +274,12 @@ def _stats(fd: int) -> dict[str, os.stat_result]:
 def _same_files(fd: int, looked: Mapping[str, os.stat_result]) -> bool:
     """Whether an open folder holds the files `looked` names and no other: each name the same
     file (inode) as then, from one listing without a stat (a file added, deleted, renamed or
-    written again beside and renamed over since is another inode, or none). Compared in
-    passes that stay in C: a large game's folder holds 13,000 files."""
+    written again beside and renamed over since is another inode, or none)."""
     with os.scandir(fd) as listing:
-        entries = list(listing)
-    if len(entries) != len(looked):
-        return False
-    now = dict(zip(map(_NAME, entries), map(_INODE, entries), strict=True))
-    return now == dict(zip(looked, map(_ST_INO, looked.values()), strict=True))
-
-
-_NAME, _INODE, _ST_INO = attrgetter("name"), methodcaller("inode"), attrgetter("st_ino")
+        now = {entry.name: entry.inode() for entry in listing}
+    return len(now) == len(looked) and all(
+        now.get(name) == info.st_ino for name, info in looked.items()
+    )
 
 
 class FolderLook:
@@ -381,7 +373,7 @@ class OutputFolder:
         this target, started earlier in the build), its stats when they still hold."""
         target.parent.mkdir(parents=True, exist_ok=True)
         before = _check_replaceable(target, look)
-        in_place = target.is_dir() and all(map(stat.S_ISREG, map(_ST_MODE, before.values())))
+        in_place = target.is_dir() and all(stat.S_ISREG(s.st_mode) for s in before.values())
         folder = cls(target, owned, last, before, in_place)
         ours = folder.unchanged(recorded) if recorded is not None else {}
         _refuse_foreign(target, before, owned, ours)
@@ -454,29 +446,19 @@ def _still_as_recorded(
     before: Mapping[str, os.stat_result], recorded: Mapping[str, Recorded]
 ) -> dict[str, Recorded]:
     """The files of `before` (name → lstat) still as `recorded` (size, mtime, inode) with
-    a build's mode; none for a record of another shape. Compared in passes that stay in C
-    (13,000 files in a large game's folder)."""
-    now = _as_recorded(before)
+    a build's mode; none for a record of another shape."""
     try:
-        expected = list(map(tuple, recorded.values()))
-        same = list(map(operator.eq, map(now.get, recorded), expected))
-    except TypeError:  # a record of another shape vouches for none
+        return {
+            name: expected
+            for name, expected in recorded.items()
+            if (now := before.get(name)) is not None
+            and now.st_ino == expected[2]
+            and now.st_mtime_ns == expected[1]
+            and now.st_size == expected[0]
+            and now.st_mode & 0o7777 == FILE_MODE
+        }
+    except (TypeError, IndexError, KeyError):  # a record of another shape vouches for none
         return {}
-    return dict(compress(recorded.items(), same))
-
-
-def _as_recorded(before: Mapping[str, os.stat_result]) -> dict[str, tuple[int, int, int]]:
-    """(size, mtime, inode) of each file of `before` that has the mode a build gives its
-    files (the others are not as any build recorded them)."""
-    infos = list(before.values())
-    has_mode = map(FILE_MODE.__eq__, map(FILE_BITS.__and__, map(_ST_MODE, infos)))
-    pairs = zip(before, map(_AS_RECORDED, infos), strict=True)
-    return dict(compress(pairs, has_mode))
-
-
-_ST_MODE = attrgetter("st_mode")
-_AS_RECORDED = attrgetter("st_size", "st_mtime_ns", "st_ino")
-FILE_BITS = 0o7777
 
 
 def _linked(source: Path, stage: Path, names: Iterable[str]) -> bool:
