@@ -227,6 +227,8 @@ def _import_back_ends() -> None:
     """Import what a build imports before the split is timed: the first split of a run would
     otherwise count the back ends' imports in its stages (they are in the whole-process
     figure)."""
+    import jinja2  # noqa: F401  # the player aids import it when they render
+
     import compiler.backends.charts.build
     import compiler.backends.preview.build
     import compiler.backends.sheets.build
