@@ -183,3 +183,53 @@ def test_units_are_grouped_as_the_trays_group_them(mini: Path, tmp_path: Path, s
         int(i == 0 or expected[i - 1][0].split("/")[0] != key.split("/")[0])
         for i, (key, _) in enumerate(expected)
     ]
+
+
+@pytest.fixture
+def charts_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times the charts section was made item by item from here on."""
+    count: list[int] = []
+    real = sections._charts_items
+
+    def spy(ctx: sections.Context) -> str:
+        count.append(1)
+        return real(ctx)
+
+    monkeypatch.setattr(sections, "_charts_items", spy)
+    return count
+
+
+def test_the_charts_section_is_kept_whole(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], charts_made: list[int]
+) -> None:
+    """A build of the same charts takes the section the last build made; charts that
+    changed (an order of battle shows the units' values) make it again, as a cold build
+    would."""
+    out = tmp_path / "out"
+    before = build(mini, out, capsys)
+    assert b'class="chart"' in before and charts_made
+    charts_made.clear()
+    assert build(mini, out, capsys, "--force") == before
+    assert not charts_made
+    replace_in(mini / "units.yaml", OLD, NEW)
+    warm = build(mini, out, capsys)
+    assert warm == build(mini, tmp_path / "cold", capsys)
+
+
+def test_a_damaged_charts_section_is_made_again(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], charts_made: list[int]
+) -> None:
+    out = tmp_path / "out"
+    cold = build(mini, out, capsys)
+    for pack in packs(out):
+        cache = RenderCache(pack)
+        for key in list(cache.index):
+            data = cache.get(key)
+            assert data is not None
+            if b'class="chart"' in data:
+                cache.memory[key] = b"\xff\xfe not UTF-8"
+                cache.new.append(key)
+        cache.save()
+    charts_made.clear()
+    assert build(mini, out, capsys, "--force") == cold
+    assert charts_made

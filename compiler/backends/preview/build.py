@@ -113,7 +113,7 @@ def write_preview(
     sources = Sources(editions[0].game.root, out_dir / editions[0].game.game.id)
     files = Files()
     nav: list[tuple[str, str]] = [("findings", tr("Findings", lang))]
-    body = [findings_section(findings, sources, lang)]
+    body: list[str | bytes] = [findings_section(findings, sources, lang)]
     for edition in editions:
         anchor = f"e-{edition.name}"
         nav.append((anchor, edition.game.game.title.get(lang)))
@@ -178,9 +178,10 @@ def _edition(
     folder: Path,
     sources: Sources,
     files: Files,
-) -> list[str]:
+) -> list[str | bytes]:
     """The edition's section of the page, in parts (its sections, ASCII but for the
-    names the game gives, are not joined into one string: see html.page_bytes)."""
+    names the game gives, are not joined into one string: see html.page_bytes; those read
+    back from the kept runs are UTF-8 bytes)."""
     game, lang = edition.game, options.lang
     # the charts as the module shows them, from their cache (what render_charts remembers is
     # the last edition's only): render_plan takes them from there instead of drawing them;
@@ -206,7 +207,7 @@ def _edition(
         (f"{anchor}-pdfs", tr("Print files", lang)),
         (f"{anchor}-charts", tr("Charts", lang)),
     ]
-    sections = [
+    sections: list[str | bytes] = [
         units_section(ctx),
         markers_section(ctx),
         cards_section(ctx),

@@ -108,14 +108,19 @@ def page_bytes(
     title: str,
     lang: str,
     nav: Iterable[tuple[str, str]],
-    body: Iterable[str],
+    body: Iterable[str | bytes],
     watched: bool = False,
 ) -> bytes:
     """`page` encoded (UTF-8), each part on its own: one character beyond ASCII (the dash of
     the title) made the whole page, 4 MB for a large game, a wide string joined and encoded
-    character by character; its sections are ASCII, each copied as it is."""
+    character by character; its sections are ASCII, each copied as it is. A part given as
+    bytes is UTF-8 already (the units section read back: megabytes not decoded again)."""
     start, end = _frame(title, lang, nav, watched)
-    return b"".join([part.encode("utf-8") for part in (start, *body, end)])
+    return b"".join([_utf8(part) for part in (start, *body, end)])
+
+
+def _utf8(part: str | bytes) -> bytes:
+    return part if isinstance(part, bytes) else part.encode("utf-8")
 
 
 def _frame(title: str, lang: str, nav: Iterable[tuple[str, str]], watched: bool) -> tuple[str, str]:

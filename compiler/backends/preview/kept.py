@@ -78,27 +78,39 @@ class KeptRuns:
         """The key of a run of units, each described by its row (see `run_key`)."""
         return run_key(self.seed, rows)
 
-    def found(self, key: str) -> str | None:
-        """The HTML of the run kept under `key` by the last build; None when there is none
-        (or its bytes are not text)."""
+    def found(self, key: str) -> bytes | None:
+        """The HTML (UTF-8) of the run kept under `key` by the last build; None when there
+        is none (or its bytes are not text). Kept as bytes: the page is written as bytes, and
+        the units section of a large game is megabytes (decoded, joined and encoded again
+        it cost more than reading it)."""
         found = self.cache.get(key)
-        if found is None:
-            return None
+        if found is None or found.isascii():
+            return found
         try:
-            return found.decode("utf-8", "surrogatepass")
+            found.decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
             return None
+        return found
 
-    def run(self, key: str, make: Callable[[], str]) -> str:
-        """The HTML of the run of `key`: the last build's when it kept the same run, else
-        made now and kept."""
+    def run(self, key: str, make: Callable[[], str]) -> bytes:
+        """The HTML (UTF-8) of the run of `key`: the last build's when it kept the same run,
+        else made now and kept."""
         found = self.found(key)
         if found is not None:
             return found
-        made = make()
-        self.cache.put(key, made.encode("utf-8", "surrogatepass"))
+        made = make().encode("utf-8", "surrogatepass")
+        self.cache.put(key, made)
         self.made += 1
         return made
+
+    def section(self, name: str, shape: str, make: Callable[[], str]) -> bytes:
+        """The HTML of a whole section, `name`, kept under what every run shares and `shape`
+        (the repr of everything else the section is made of): a section of one item per
+        chart of a large game (hundreds) is looked up instead of escaped item by item."""
+        digest = self.seed.copy()
+        digest.update(b"\1" + name.encode("ascii") + b"\1")
+        digest.update(shape.encode("utf-8", "surrogatepass"))
+        return self.run(digest_key("preview-section", digest.hexdigest()), make)
 
     def save(self) -> None:
         """The cache written where it changed (nothing written when every run was found);

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, groupby
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from compiler.backends.art.faces import figure
 from compiler.backends.preview import unitorder
@@ -118,28 +118,28 @@ def _opening(ctx: Context, part: str, title: str) -> str:
     return f'<section id="{e(ctx.anchor)}-{part}"><h3>{e(title)}</h3>\n'
 
 
-def units_section(ctx: Context) -> str:
+def units_section(ctx: Context) -> str | bytes:
     """Counters and blocks by side, then by formation (the module's trays): in runs of units
     kept from the last build (see kept), each made again only when one of its units, or what
     comes before one, changed; the order of the units and the runs' keys kept too (see
     unitorder), so that a warm build works out again only the runs of the units that
-    changed."""
+    changed. With the runs kept, the section is UTF-8 bytes (the runs' own: see
+    kept.KeptRuns.found)."""
     game = ctx.game
     if not game.units:
         return ""
-    out = [_opening(ctx, "units", ctx.tr("Counters and blocks"))]
-    if ctx.kept is None:
-        blocks = _unit_blocks(ctx)
-        units = list(chain.from_iterable(members for _, members in blocks))
-        images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
-        fronts = list(map(attrgetter("front"), images))
-        backs = list(map(attrgetter("back"), images))
-        ctx.name_pictures([*fronts, *filter(None, backs)])
-        out.append(_run_items(ctx, units, fronts, backs, _before(blocks, len(units))))
-    else:
-        out.extend(kept_units(ctx, ctx.kept))
-    out.append("</ul>\n</section>\n")
-    return "".join(out)
+    opening = _opening(ctx, "units", ctx.tr("Counters and blocks"))
+    if ctx.kept is not None:
+        runs = kept_units(ctx, ctx.kept)
+        return b"".join([opening.encode("utf-8"), *runs, b"</ul>\n</section>\n"])
+    blocks = _unit_blocks(ctx)
+    units = list(chain.from_iterable(members for _, members in blocks))
+    images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
+    fronts = list(map(attrgetter("front"), images))
+    backs = list(map(attrgetter("back"), images))
+    ctx.name_pictures([*fronts, *filter(None, backs)])
+    items = _run_items(ctx, units, fronts, backs, _before(blocks, len(units)))
+    return "".join([opening, items, "</ul>\n</section>\n"])
 
 
 def _before(blocks: list[tuple[str, list[Unit]]], count: int) -> list[str]:
@@ -153,7 +153,7 @@ def _before(blocks: list[tuple[str, list[Unit]]], count: int) -> list[str]:
     return before
 
 
-def kept_units(ctx: Context, kept: KeptRuns) -> list[str]:
+def kept_units(ctx: Context, kept: KeptRuns) -> list[bytes]:
     """The units' items in runs kept by the last build: when the last build's order of the
     units is still theirs (see unitorder.Order), only the runs of the units that changed
     are worked out (their keys, and the items of those not kept); else every run's key."""
@@ -193,7 +193,7 @@ class Runs:
         self.ctx, self.kept, self.order = ctx, kept, order
         self.fronts, self.backs, self.paths = columns
 
-    def text(self, number: int) -> str:
+    def text(self, number: int) -> bytes:
         order = self.order
         key = order.keys[number]
         if key is not None:
@@ -365,10 +365,21 @@ def thumbs_section(ctx: Context, pdfs: list[tuple[str, list[Thumb]]], thumb: Pic
     return "".join(out)
 
 
-def charts_section(ctx: Context) -> str:
-    """The charts as the module's charts window shows them."""
+def charts_section(ctx: Context) -> str | bytes:
+    """The charts as the module's charts window shows them: with the runs kept (`ctx.kept`),
+    the section the last build made of the same charts (titles and images) is taken whole,
+    its images named at once (a preview file is named `picture` of its module image: see
+    build.Files.add_from)."""
     if not ctx.plan.charts:
         return ""
+    if ctx.kept is None or ctx.pictures is None:
+        return _charts_items(ctx)
+    ctx.pictures(list(map(itemgetter(1), ctx.plan.charts)))
+    return ctx.kept.section("charts", repr(ctx.plan.charts), partial(_charts_items, ctx))
+
+
+def _charts_items(ctx: Context) -> str:
+    """The charts section made, chart by chart."""
     out = [_opening(ctx, "charts", ctx.tr("Charts"))]
     for number, (title, image) in enumerate(ctx.plan.charts, start=1):
         out.append(
