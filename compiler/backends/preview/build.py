@@ -12,7 +12,9 @@ random id: the same sources give the same bytes."""
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -20,6 +22,7 @@ from typing import Literal, Protocol
 
 from compiler.backends.charts.build import charts_rendered, render_charts
 from compiler.backends.files import FILE_MODE, Recorded, write_atomically
+from compiler.backends.keptrecord import unmarshalled
 from compiler.backends.preview.html import Sources, e, page_bytes
 from compiler.backends.preview.kept import RUNS, KeptRuns, shared_part
 from compiler.backends.preview.pdfpages import pdf_pages
@@ -37,11 +40,12 @@ from compiler.backends.preview.thumbs import Thumb, page_thumbs
 from compiler.backends.rendercache import RenderCache, digest_key
 from compiler.backends.sheets.build import sheet_docs
 from compiler.backends.sheets.options import SheetOptions
-from compiler.backends.vassal.module import IMAGES, LazyFiles, render_plan
+from compiler.backends.vassal.module import IMAGES, LazyFiles, Read, render_plan
 from compiler.diagnostics import Finding, Severity
 from compiler.i18n import tr
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
+from compiler.model.scenarios import Scenario
 
 PAGE_NAME = "index.html"
 PREFIX = "preview-"
@@ -264,12 +268,19 @@ def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict
     """Scenario id → its picture's file: compiler.backends.scenepics' PNG, kept in `cache`
     under the picture's own key (what decides its look), so a warm build draws only the
     pictures whose key changed, and of those only the faces that changed (the faces' pixels
-    are kept in `cache` too, and stay while the picture is read back: keep_scene_png)."""
+    are kept in `cache` too, and stay while the picture is read back: keep_scene_png). A
+    picture kept with its file's name and size is not read at all (see `_kept_scene`)."""
     from compiler.backends.scenepics import keep_scene_png, picture_key, scenario_scene, scene_png
 
     found: dict[str, str] = {}
     for scenario in game.scenarios:
         key = digest_key("preview-scene", picture_key(game, scenario, lang))
+        redraw = partial(_scene_drawn, game, scenario, lang, cache.pack)
+        named = _kept_scene(cache, key, files, redraw)
+        if named is not None:
+            keep_scene_png(cache, scenario, lang)
+            found[scenario.id] = named
+            continue
         png = cache.get(key)
         if png is None:
             png = scene_png(scenario_scene(game, scenario, lang, cache), cache)
@@ -277,8 +288,56 @@ def _scenes(game: GameData, lang: str, files: Files, cache: RenderCache) -> dict
         else:
             keep_scene_png(cache, scenario, lang)
         found[scenario.id] = files.add_digest("scenario", png, "png")
+        cache.put(_file_key(key), marshal.dumps((SCENE_FILE, found[scenario.id], len(png))))
     cache.save()
     return found
+
+
+SCENE_FILE = "countermix-preview-scene-file-1"
+"""The shape of the record of a scenario picture's file (its name and size)."""
+SCENE_NAME = re.compile(r"preview-scenario-[0-9a-f]{16}\.png")
+
+
+def _file_key(key: str) -> str:
+    """The key of the record of the file of the picture kept under `key`."""
+    return digest_key("preview-scene-file", key)
+
+
+def _kept_scene(cache: RenderCache, key: str, files: Files, redraw: Read) -> str | None:
+    """The file of the picture kept under `key`, named from its record (name and size: the
+    name is a digest of the bytes, see Files.add_digest) without reading the picture, a
+    megabyte for a large map: it is read only when the file is written (the last set of
+    outputs does not hold it), and drawn again when it turns out damaged (`redraw`). None:
+    no picture or record kept, or a record of another shape."""
+    record = unmarshalled(cache.get(_file_key(key)))
+    if type(record) is not tuple or len(record) != 3 or record[0] != SCENE_FILE:
+        return None
+    _shape, name, size = record
+    if type(name) is not str or not SCENE_NAME.fullmatch(name) or type(size) is not int:
+        return None
+    if not cache.holds(key):
+        return None
+    cache.keep([key])
+    files.files.put_later(name, size, partial(_scene_bytes, cache.pack, key, name, redraw))
+    return name
+
+
+def _scene_bytes(pack: Path | None, key: str, name: str, redraw: Read) -> bytes:
+    """A kept picture's bytes, read when its file is written: from the cache, when they are
+    the file's (the digest its name gives), else drawn again."""
+    png = RenderCache(pack).get(key)
+    if png is not None and name == f"{PREFIX}scenario-{hashlib.sha1(png).hexdigest()[:16]}.png":
+        return png
+    return redraw()
+
+
+def _scene_drawn(game: GameData, scenario: Scenario, lang: str, pack: Path | None) -> bytes:
+    """A scenario's picture drawn again (its cache read afresh, not written: the build that
+    reads it has saved its own)."""
+    from compiler.backends.scenepics import scenario_scene, scene_png
+
+    cache = RenderCache(pack)
+    return scene_png(scenario_scene(game, scenario, lang, cache), cache)
 
 
 def findings_section(findings: Sequence[Finding], sources: Sources, lang: str) -> str:
