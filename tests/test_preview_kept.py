@@ -187,13 +187,13 @@ def test_units_are_grouped_as_the_trays_group_them(mini: Path, tmp_path: Path, s
 
 @pytest.fixture
 def charts_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many times the charts section was made item by item from here on."""
+    """The number of charts of each run of the charts section made from here on."""
     count: list[int] = []
     real = sections._charts_items
 
-    def spy(ctx: sections.Context) -> str:
-        count.append(1)
-        return real(ctx)
+    def spy(ctx: sections.Context, start: int, charts: list[tuple[str, str]]) -> str:
+        count.append(len(charts))
+        return real(ctx, start, charts)
 
     monkeypatch.setattr(sections, "_charts_items", spy)
     return count
@@ -213,6 +213,29 @@ def test_the_charts_section_is_kept_whole(
     assert not charts_made
     replace_in(mini / "units.yaml", OLD, NEW)
     warm = build(mini, out, capsys)
+    assert warm == build(mini, tmp_path / "cold", capsys)
+
+
+@pytest.mark.parametrize("run", [1, 2, 32])
+def test_charts_runs_made_again_are_those_of_the_charts_changed(
+    mini: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    charts_made: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    run: int,
+) -> None:
+    monkeypatch.setattr(sections, "CHART_RUN", run)
+    out = tmp_path / "out"
+    before = build(mini, out, capsys)
+    charts = before.count(b'class="chart"')
+    assert sum(charts_made) == charts
+    charts_made.clear()
+    replace_in(mini / "units.yaml", OLD, NEW)
+    warm = build(mini, out, capsys)
+    assert warm != before
+    if run < charts:
+        assert sum(charts_made) < charts  # the order of battle of the other side is kept
     assert warm == build(mini, tmp_path / "cold", capsys)
 
 

@@ -104,8 +104,8 @@ class KeptRuns:
         return made
 
     def section(self, name: str, shape: str, make: Callable[[], str]) -> bytes:
-        """The HTML of a whole section, `name`, kept under what every run shares and `shape`
-        (the repr of everything else the section is made of): a section of one item per
+        """The HTML of (part of) a section, `name`, kept under what every run shares and
+        `shape` (the repr of everything else it is made of): a section of one item per
         chart of a large game (hundreds) is looked up instead of escaped item by item."""
         digest = self.seed.copy()
         digest.update(b"\1" + name.encode("ascii") + b"\1")

@@ -367,24 +367,38 @@ def thumbs_section(ctx: Context, pdfs: list[tuple[str, list[Thumb]]], thumb: Pic
 
 def charts_section(ctx: Context) -> str | bytes:
     """The charts as the module's charts window shows them: with the runs kept (`ctx.kept`),
-    the section the last build made of the same charts (titles and images) is taken whole,
-    its images named at once (a preview file is named `picture` of its module image: see
-    build.Files.add_from)."""
-    if not ctx.plan.charts:
+    in runs of CHART_RUN charts, each the last build's when it made the same charts (titles
+    and images) at the same place (an order of battle shows its units' values: one unit
+    changed makes one run again), the images named at once (a preview file is named
+    `picture` of its module image: see build.Files.add_from)."""
+    charts = ctx.plan.charts
+    if not charts:
         return ""
+    opening = _opening(ctx, "charts", ctx.tr("Charts"))
     if ctx.kept is None or ctx.pictures is None:
-        return _charts_items(ctx)
-    ctx.pictures(list(map(itemgetter(1), ctx.plan.charts)))
-    return ctx.kept.section("charts", repr(ctx.plan.charts), partial(_charts_items, ctx))
+        return "".join([opening, _charts_items(ctx, 0, charts), "</section>\n"])
+    ctx.pictures(list(map(itemgetter(1), charts)))
+    runs = [
+        ctx.kept.section(
+            "charts",
+            f"{start}:{charts[start : start + CHART_RUN]!r}",
+            partial(_charts_items, ctx, start, charts[start : start + CHART_RUN]),
+        )
+        for start in range(0, len(charts), CHART_RUN)
+    ]
+    return b"".join([opening.encode("utf-8"), *runs, b"</section>\n"])
 
 
-def _charts_items(ctx: Context) -> str:
-    """The charts section made, chart by chart."""
-    out = [_opening(ctx, "charts", ctx.tr("Charts"))]
-    for number, (title, image) in enumerate(ctx.plan.charts, start=1):
+CHART_RUN = 32
+"""Charts whose items are kept together."""
+
+
+def _charts_items(ctx: Context, start: int, charts: list[tuple[str, str]]) -> str:
+    """The items of `charts`, the first the chart numbered `start` + 1 of the section."""
+    out = []
+    for number, (title, image) in enumerate(charts, start=start + 1):
         out.append(
             f'<figure class="chart" id="{e(ctx.anchor)}-chart-{number}">'
             f"<figcaption>{e(title)}</figcaption>{_img(ctx.picture(image), title)}</figure>\n"
         )
-    out.append("</section>\n")
     return "".join(out)
