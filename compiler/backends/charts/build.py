@@ -9,6 +9,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import overload
 
@@ -72,12 +73,25 @@ def all_charts(game: GameData, lang: str) -> list[Chart]:
     the language the charts will be shown in (chart records hold both). charts.pdf prints
     them by `printed.printed`."""
     del lang
-    return [*game.charts, *(page for chart in game.aids for page in paged(chart))]
+    return list(_ALL_CHARTS.get(game, "", partial(_all_charts, game)))
+
+
+_ALL_CHARTS: PerGameMemo[str, tuple[Chart, ...]] = PerGameMemo()
+"""The module's charts of the game being built, made once: the module, the charts and
+charts.pdf each ask, and a large game's orders of battle are hundreds of tabs, each a
+chart record made anew (dataclasses.replace)."""
+
+
+def _all_charts(game: GameData) -> tuple[Chart, ...]:
+    return (*game.charts, *(page for chart in game.aids for page in paged(chart)))
+
+
+_PIECES = attrgetter("pieces")
 
 
 def paged(chart: Chart) -> list[Chart]:
     """A long table split into tabs of the module's charts window, "(2/3)" added to the title."""
-    per_page = MAX_ROWS_WITH_PIECES if any(r.pieces for r in chart.rows) else MAX_ROWS
+    per_page = MAX_ROWS_WITH_PIECES if any(map(_PIECES, chart.rows)) else MAX_ROWS
     count = max(1, -(-len(chart.rows) // per_page))
     pages = []
     for page in range(count):

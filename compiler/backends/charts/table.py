@@ -144,6 +144,7 @@ _MEASURES: PerGame[Measures] = PerGame(Measures)
 
 
 _PIECES = operator.attrgetter("pieces")
+_TERRAIN = operator.attrgetter("terrain")
 CHART_HEAD = tuple(f.name for f in fields(Chart) if f.repr and f.name != "rows")
 """A chart's fields in its repr, but its rows."""
 _FIRST = operator.itemgetter(0)
@@ -258,7 +259,7 @@ class RowLooks:
         C when the game has the unit of each (an order of battle shows every unit: 8,000
         pieces at 8,000 counters), else one by one."""
         units = list(map(self.game.unit, map(_FIRST, map(str.partition, refs, repeat(":")))))
-        if None in units:
+        if any(map(operator.is_, units, repeat(None))):  # not `in`: no record's __eq__ each
             for ref in refs:
                 self._piece(ref)
             return
@@ -398,7 +399,7 @@ def _piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
 
 def _pieces_width(chart: Chart) -> float:
     """The natural width of the pieces column: up to eight counters side by side."""
-    most = max((len(r.pieces) for r in chart.rows), default=0)
+    most = max(map(len, map(_PIECES, chart.rows)), default=0)
     return min(most, 8) * (PIECE + PIECE_GAP) - PIECE_GAP + 2 * PAD
 
 
@@ -470,11 +471,11 @@ def _table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
 
 def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
     header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
-    with_pieces = any(r.pieces for r in chart.rows)
+    with_pieces = any(map(_PIECES, chart.rows))
     if with_pieces:
         header.append(tr(PIECES_HEADING, lang))
     terrain = {t.id: parse_colour(t.colour) or SHADE for t in game.game.terrain}
-    swatch_room = SWATCH + PAD if any(r.terrain for r in chart.rows) else 0.0
+    swatch_room = SWATCH + PAD if any(map(_TERRAIN, chart.rows)) else 0.0
     last_min = _pieces_width(chart) if with_pieces else 0.0
     blocks = _blocks(game, chart, lang, header, with_pieces)
     grid = _layout(blocks, len(header), width - swatch_room, lang, last_min, measures(game))
@@ -488,14 +489,36 @@ def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Ta
     return _Table(chart, lang, width, grid, with_pieces, swatch_room, terrain)
 
 
+_BLOCKS: PerGame[dict[tuple[int, str], tuple[Chart, list[Block]]]] = PerGame(dict)
+
+
 def _blocks(
     game: GameData, chart: Chart, lang: str, header: list[str], with_pieces: bool
 ) -> list[Block]:
     """The table's rows (the header row first) in blocks of BLOCK, each under a digest of the
     header (in the first), the column count and its rows' content digests (RowLooks): the
     rows' texts follow from these and the language (in the blocks' keys), so a long table
-    spells out only the blocks it measures (one, when one row changed)."""
-    digests = [look[:DIGEST_LENGTH] for look in row_looks(game).looks(chart.rows)]
+    spells out only the blocks it measures (one, when one row changed). Made once per chart
+    and language for the game being built (the header and `with_pieces` follow from them):
+    a long chart is laid out for portrait and landscape pages from the same blocks."""
+    memo = _BLOCKS.of(game)
+    found = memo.get((id(chart), lang))
+    if found is not None and found[0] is chart:
+        return found[1]
+    blocks = _new_blocks(game, chart, lang, header, with_pieces)
+    memo[(id(chart), lang)] = (chart, blocks)
+    return blocks
+
+
+_DIGEST_PART = slice(0, DIGEST_LENGTH)
+"""A row's look's first part: the row's own content digest."""
+
+
+def _new_blocks(
+    game: GameData, chart: Chart, lang: str, header: list[str], with_pieces: bool
+) -> list[Block]:
+    looks = row_looks(game).looks(chart.rows)
+    digests: list[str] = list(map(operator.getitem, looks, repeat(_DIGEST_PART)))
     shape = f"{len(header)}:{with_pieces}:"
     found: list[Block] = []
     for start in range(0, len(chart.rows) + 1, BLOCK):
@@ -625,8 +648,10 @@ def least_height(chart: Chart) -> float:
     has some, and each footnote one line (see table_height). Worked out without laying the
     table out."""
     one_line = LINE + 2 * PAD
-    pieces = PIECE + 2 * PAD if any(r.pieces for r in chart.rows) else 0.0
-    rows = sum(max(one_line, pieces if r.pieces else 0.0) for r in chart.rows)
+    shown = list(map(bool, map(_PIECES, chart.rows)))
+    pieces = PIECE + 2 * PAD if any(shown) else 0.0
+    # each row's least height in order (the same sum), in passes that stay in C
+    rows = sum(map({True: max(one_line, pieces), False: max(one_line, 0.0)}.__getitem__, shown))
     return TITLE * 1.6 + one_line + rows + LINE * len(chart.notes) + PAD * 2
 
 
