@@ -220,7 +220,7 @@ def _render(
         cache.put(png_keys[index], png)
         cache.put(band_keys[index], encode_table(png_keys[index], table))
     for key, data in measured.made.items():
-        if not cache.holds(key):
+        if key in measured.rewritten or not cache.holds(key):
             cache.put(key, data)
     cache.keep(measured.asked)  # the blocks of a chart laid out, whatever entry names them
     measured.forget()  # the cache is the build's: not kept with the game

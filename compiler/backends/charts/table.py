@@ -8,6 +8,7 @@ import hashlib
 import marshal
 import math
 import operator
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import partial
@@ -64,8 +65,37 @@ class _Grid:
     """The table in points: column widths, wrapped lines per cell, row heights."""
 
     widths: list[float]
-    lines: list[list[list[str]]]  # row (0 = header) → column → lines
+    lines: _Lines  # row (0 = header) → column → lines
     heights: list[float]
+
+
+class _Lines:
+    """A table's wrapped cell lines by row (0 = the header), read block by block (see BLOCK)
+    when a row of the block is first asked for: a long table laid out from its layout summary
+    (see _layout) reads the lines of the rows it draws only."""
+
+    def __init__(self, blocks: list[tuple[int, Callable[[], list[list[list[str]]]]]]) -> None:
+        self.starts: list[int] = []
+        self.loaders: list[Callable[[], list[list[list[str]]]]] = []
+        self.loaded: dict[int, list[list[list[str]]]] = {}
+        total = 0
+        for count, load in blocks:
+            self.starts.append(total)
+            self.loaders.append(load)
+            total += count
+        self.total = total
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, index: int) -> list[list[str]]:
+        if not 0 <= index < self.total:
+            raise IndexError(index)
+        block = bisect_right(self.starts, index) - 1
+        found = self.loaded.get(block)
+        if found is None:
+            found = self.loaded[block] = self.loaders[block]()
+        return found[index - self.starts[block]]
 
 
 def _measure(bold: bool, lang: str) -> object:
@@ -110,6 +140,9 @@ class Measures:
     made: dict[str, bytes] = field(default_factory=dict)
     asked: list[str] = field(default_factory=list)
     """The keys asked for, in order."""
+    rewritten: set[str] = field(default_factory=set)
+    """The keys in `made` of entries that replace the cache's (a table's layout summary, kept
+    under the table's name: see _layout), to be put whether the cache holds the key or not."""
 
     def fetch(self, key: str, make: Callable[[], Any]) -> Any:
         """The value under `key` (marshal), made and kept when missing or unreadable."""
@@ -128,7 +161,7 @@ class Measures:
     def forget(self) -> None:
         """No cache to ask any more, nothing made to keep or asked for."""
         self.known = _nothing
-        self.made, self.asked = {}, []
+        self.made, self.asked, self.rewritten = {}, [], set()
 
 
 def _loads(data: bytes) -> Any:
@@ -297,11 +330,39 @@ Block = tuple[str, Callable[[], list[list[str]]]]
 texts (made only when the block is measured)."""
 
 
+SUMMARISED = 2
+"""Blocks a table has beyond which it is laid out with a summary (see _layout)."""
+
+
 def _layout(
-    blocks: list[Block], columns: int, width: float, lang: str, last_min: float, measured: Measures
+    blocks: list[Block],
+    columns: int,
+    width: float,
+    lang: str,
+    last_min: float,
+    measured: Measures,
+    name: str = "",
 ) -> _Grid:
-    """Column widths (the last one at least `last_min`), wrapped cell lines, row heights."""
-    widest = [_block_natural(rows, lang, digest, measured) for digest, rows in blocks]
+    """Column widths (the last one at least `last_min`), wrapped cell lines, row heights.
+    A long table given a `name` (what it is laid out for: its chart, language and width) is
+    laid out with its summary kept under that name: each block's natural widths and row
+    heights by the key of the block's entry (content-addressed, so a value is never stale),
+    so that a warm build reads one entry instead of two per block (60 blocks for an order of
+    battle of 4,000 units) and only the changed block's lines; the others' lines are read
+    when a row of theirs is drawn (_Lines). The same numbers either way."""
+    summary_key = _summary_key(name) if name and len(blocks) > SUMMARISED else ""
+    summary = _summary(measured, summary_key) if summary_key else {}
+    made: dict[str, list[float]] = {}
+    widest = [
+        _summarised(
+            measured,
+            summary,
+            made,
+            _natural_key(lang, digest),
+            partial(_block_natural, rows, lang, digest, measured),
+        )
+        for digest, rows in blocks
+    ]
     natural = [max(most[c] for most in widest) + 2 * PAD for c in range(columns)]
     natural[-1] = max(natural[-1], last_min)
     floor = [min(n, 60.0) for n in natural]
@@ -312,20 +373,83 @@ def _layout(
         scale = max(spare, 0.0) / sum(extra) if sum(extra) else 0.0
         widths = [f + e * scale for f, e in zip(floor, extra, strict=True)]
     room = [w - 2 * PAD for w in widths]
-    lines = [
-        line
-        for number, (digest, rows) in enumerate(blocks)
-        for line in _block_lines(rows, number == 0, room, lang, digest, measured)
-    ]
-    heights = [max(map(len, row)) * LINE + 2 * PAD for row in lines]
-    return _Grid(widths, lines, heights)
+    loaders: list[tuple[int, Callable[[], list[list[list[str]]]]]] = []
+    heights: list[float] = []
+    for number, (digest, rows) in enumerate(blocks):
+        load = partial(_block_lines, rows, number == 0, room, lang, digest, measured)
+        key = _lines_key(lang, number == 0, room, digest)
+        block_heights = _summarised(measured, summary, made, key, partial(_heights, load))
+        loaders.append((len(block_heights), load))
+        heights += block_heights
+    if summary_key and made != summary:
+        measured.made[summary_key] = marshal.dumps(made)
+        measured.rewritten.add(summary_key)
+    return _Grid(widths, _Lines(loaders), heights)
+
+
+def _heights(load: Callable[[], list[list[list[str]]]]) -> list[float]:
+    """The heights of a block's rows from their lines."""
+    return [max(map(len, row)) * LINE + 2 * PAD for row in load()]
+
+
+def _summary_key(name: str) -> str:
+    return cache_key("chart-layout-summary", charts_fingerprint(), name)
+
+
+def _summary(measured: Measures, key: str) -> dict[str, list[float]]:
+    """A table's layout summary (see _layout) from the cache; none when there is none or it
+    is not one (damaged: the blocks are read instead)."""
+    data = measured.known(key)
+    if data is None:
+        return {}
+    measured.asked.append(key)  # kept with a chart's entry drawn on another core too
+    try:
+        found = _loads(data)
+    except (EOFError, TypeError, ValueError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    for key_of, values in found.items():
+        if not isinstance(key_of, str) or not isinstance(values, list):
+            return {}
+        if not all(type(value) is float for value in values):
+            return {}
+    return found
+
+
+def _summarised(
+    measured: Measures,
+    summary: dict[str, list[float]],
+    made: dict[str, list[float]],
+    key: str,
+    work_out: Callable[[], list[float]],
+) -> list[float]:
+    """A block's numbers under its entry's `key`: from the table's summary when it has them
+    (the entry then counted as asked for, so that it stays in the cache as long as the
+    summary names it), else worked out (reading or measuring the block); noted in `made`,
+    the summary to keep."""
+    found = summary.get(key)
+    if found is None:
+        found = work_out()
+    else:
+        measured.asked.append(key)
+    made[key] = found
+    return found
+
+
+def _natural_key(lang: str, digest: str) -> str:
+    return cache_key("chart-natural", charts_fingerprint(), lang, digest)
+
+
+def _lines_key(lang: str, header: bool, room: list[float], digest: str) -> str:
+    return cache_key("chart-lines", charts_fingerprint(), lang, header, room, digest)
 
 
 def _block_natural(
     rows: Callable[[], list[list[str]]], lang: str, digest: str, measured: Measures
 ) -> list[float]:
     """The widest text of each column of a block of rows, set bold (the header's face)."""
-    key = cache_key("chart-natural", charts_fingerprint(), lang, digest)
+    key = _natural_key(lang, digest)
 
     def make() -> list[float]:
         block = rows()
@@ -346,7 +470,7 @@ def _block_lines(
 ) -> list[list[list[str]]]:
     """A block of rows' cells wrapped to the columns' `room` (the first row is the header
     when `header`)."""
-    key = cache_key("chart-lines", charts_fingerprint(), lang, header, room, digest)
+    key = _lines_key(lang, header, room, digest)
 
     def make() -> list[list[list[str]]]:
         return [
@@ -478,7 +602,8 @@ def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Ta
     swatch_room = SWATCH + PAD if any(map(_TERRAIN, chart.rows)) else 0.0
     last_min = _pieces_width(chart) if with_pieces else 0.0
     blocks = _blocks(game, chart, lang, header, with_pieces)
-    grid = _layout(blocks, len(header), width - swatch_room, lang, last_min, measures(game))
+    name = repr((chart.id, lang, width))
+    grid = _layout(blocks, len(header), width - swatch_room, lang, last_min, measures(game), name)
     grid.widths[0] += swatch_room
     if with_pieces:
         room = grid.widths[-1]
