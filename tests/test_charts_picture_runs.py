@@ -147,3 +147,21 @@ def test_the_picture_key_follows_the_placed_units_and_their_kin(mini: Path) -> N
     )
     (mini / "units.yaml").write_text(units.replace("markers:\n", spare + "markers:\n"), "utf-8")
     assert key() == third
+
+
+def test_the_picture_key_follows_the_maps_layout(mini: Path) -> None:
+    """The picture's key holds what decides the maps' layouts (each map and its art's size)
+    instead of the layouts: a map laid out otherwise (one more column) changes it."""
+
+    def key() -> str:
+        game = game_of(mini)
+        return picture_key(game, game.scenarios[0], "en")
+
+    first = key()
+    assert key() == first
+    replace_in(
+        mini / "map.yaml",
+        "{id: S, columns: [1, 10], rows: [1, 8], terrain: woods}",
+        "{id: S, columns: [1, 11], rows: [1, 8], terrain: woods}",
+    )
+    assert key() != first

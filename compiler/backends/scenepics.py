@@ -773,7 +773,6 @@ def picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
 
 
 def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
-    layouts = map_layouts(game)
     arts = _art_digests(game, game.maps)
     looks = _placed_looks(game, scenario)
     decks = [
@@ -788,7 +787,7 @@ def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
         catalogue_fingerprint(),
         lang,
         content_digest(scenario),  # its repr's digest: told by the loader when read back
-        [layouts[m.id] for m in game.maps],
+        _layouts_look(game),
         game.game.terrain,
         arts,
         looks,
@@ -797,6 +796,16 @@ def _picture_key(game: GameData, scenario: Scenario, lang: str) -> str:
         [(m.id, m.name) for m in game.maps],
         game.game.sides,
     )
+
+
+def _layouts_look(game: GameData) -> list[tuple[str, tuple[int, int] | None]]:
+    """What decides the maps' layouts (vassal.module.laid_out: geometry.layout_map of each map
+    and the size of its art, the code in _fingerprint), without laying them out or spelling
+    them out (a large map's layout is tens of kilobytes of repr, for every picture key): each
+    map's content digest and its art's size."""
+    from compiler.backends.vassal.boardart import board_art_size
+
+    return [(content_digest(m), board_art_size(game, m)) for m in game.maps]
 
 
 def _placed_looks(game: GameData, scenario: Scenario) -> list[str]:
