@@ -6,6 +6,7 @@ and digests from the cache instead of digesting their pixels."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -121,14 +122,18 @@ def test_a_damaged_board_digest_is_made_again(mini: Path) -> None:
     assert pdf == charts_build._pdf(game_of(mini), options)
 
 
+def _first_picture_key(mini: Path) -> str:
+    """The picture key of the game's first scenario, the game loaded afresh."""
+    game = game_of(mini)
+    return picture_key(game, game.scenarios[0], "en")
+
+
 def test_the_picture_key_follows_the_placed_units_and_their_kin(mini: Path) -> None:
     """The picture's key (read from each unit's content digest and one digest of what every
     unit is drawn with) changes with a placed unit, with a unit type, not with a unit the
     scenario does not place."""
 
-    def key() -> str:
-        game = game_of(mini)
-        return picture_key(game, game.scenarios[0], "en")
+    key = partial(_first_picture_key, mini)
 
     first = key()
     assert key() == first
@@ -153,9 +158,7 @@ def test_the_picture_key_follows_the_maps_layout(mini: Path) -> None:
     """The picture's key holds what decides the maps' layouts (each map and its art's size)
     instead of the layouts: a map laid out otherwise (one more column) changes it."""
 
-    def key() -> str:
-        game = game_of(mini)
-        return picture_key(game, game.scenarios[0], "en")
+    key = partial(_first_picture_key, mini)
 
     first = key()
     assert key() == first
