@@ -1,19 +1,22 @@
-"""Tray panels kept whole between builds (buildfile._panel_slots, PieceTexts.lines): a warm
-build looks up one entry per panel; one whose pieces changed is made again; the build file
-is the one a build without a pack writes."""
+"""Tray panels kept whole between builds (buildfile._panel_run, PieceTexts.lines and
+lists_of): a warm build looks up one entry per run of panels; a panel whose pieces changed is
+made again, the others of its run read on their own; the build file is the one a build
+without a pack writes."""
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from compiler.backends.rendercache import AGE_LIMIT
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.buildfile import build_file, build_file_xml
 from compiler.backends.vassal.encode import Trait
-from compiler.backends.vassal.module import assemble, render_plan
+from compiler.backends.vassal.module import ModulePlan, assemble, render_plan
 from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.xml import serialise
 from compiler.load.aids import with_aids
@@ -104,3 +107,83 @@ def test_the_build_file_from_kept_panels_is_the_tree_lxml_writes(
     plan.piece_texts.save()
     plan.piece_texts = PieceTexts(tmp_path / "pieces.pack", "game")
     assert build_file_xml(plan) == made == serialise(build_file(plan))
+
+
+def test_a_run_of_panels_kept_whole_reads_no_panel_on_its_own(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm build reads the tray panels by runs (buildfile._panel_run): one entry a run, no
+    panel's own."""
+    plan, _images = render_plan(_game(mini))
+    plan.piece_texts = PieceTexts(tmp_path / "pieces.pack", "game")
+    made = build_file_xml(plan)
+    plan.piece_texts.save()
+
+    def one_by_one(*args: object) -> list[str]:
+        raise AssertionError("a panel read on its own")
+
+    monkeypatch.setattr(PieceTexts, "lines", one_by_one)
+    plan.piece_texts = PieceTexts(tmp_path / "pieces.pack", "game")
+    assert build_file_xml(plan) == made
+
+
+def test_panels_of_a_run_kept_whole_do_not_age(
+    mini: Path, tmp_path: Path, counters: list[str]
+) -> None:
+    """Builds that read a run whole keep its panels' own entries: when a unit changes after
+    more builds than an unused entry lives, only its panel is made again."""
+    pack = tmp_path / "pieces.pack"
+
+    def built(plan: ModulePlan) -> bytes:
+        plan.piece_texts = PieceTexts(pack, "game")
+        made = build_file_xml(plan)
+        plan.piece_texts.save()
+        return made
+
+    plan, _images = render_plan(_game(mini))
+    for _build in range(AGE_LIMIT + 3):
+        built(plan)
+    everyone = set(counters)
+    counters.clear()
+    replace_in(mini / RENAME[0], RENAME[1], RENAME[2])
+    plan, _images = render_plan(_game(mini))
+    warm = built(plan)
+    assert "b-inf-2" in counters and set(counters) < everyone
+    plan.piece_texts = PieceTexts()
+    assert warm == build_file_xml(plan)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        b"not marshal",
+        marshal.dumps(["a"]),
+        marshal.dumps([["a"]]),  # one list where two are asked for
+        marshal.dumps([["a"], []]),  # an empty panel: no menu commands' line
+        marshal.dumps([["a"], ["b", 1]]),
+    ],
+    ids=["garbage", "texts", "too-few", "an-empty-list", "not-texts"],
+)
+def test_a_run_entry_that_is_not_lists_of_texts_is_made_again(tmp_path: Path, kept: bytes) -> None:
+    pack = tmp_path / "pieces.pack"
+    texts = PieceTexts(pack, "game")
+    key = texts.digest("panel run", ["a", "b"])
+    texts.data(lambda: kept, "panel run", ["a", "b"])  # the bytes kept under `key`
+    texts.save()
+    made = [["", "<slot/>"], ["Flip", "<slot/>"]]
+    assert PieceTexts(pack, "game").lists_of(key, lambda: made, 2) == made
+
+
+def test_a_damaged_run_entry_is_made_again(tmp_path: Path) -> None:
+    """An entry whose bytes in the pack no longer match its checksum is a miss."""
+    pack = tmp_path / "pieces.pack"
+    texts = PieceTexts(pack, "game")
+    key = texts.digest("panel run", ["a"])
+    assert texts.lists_of(key, lambda: [["", "<slot/>"]], 1) == [["", "<slot/>"]]
+    texts.save()
+    data = bytearray(pack.read_bytes())
+    data[-3] ^= 0xFF
+    pack.write_bytes(bytes(data))
+    assert PieceTexts(pack, "game").lists_of(key, lambda: [["Flip", "<x/>"]], 1) == [
+        ["Flip", "<x/>"]
+    ]

@@ -1,7 +1,8 @@
 """The AddPiece texts of a module's pieces (tray slots, pieces of the set-up saves) and its set-up
 saves, kept between builds: a warm rebuild writes again only the pieces whose records changed
 and the saves that hold one. A tray panel's slots are kept whole (`PieceTexts.lines`, by the
-keys of its pieces): a warm build looks up one entry per panel, not one per piece.
+keys of its pieces; runs of panels as one entry, `PieceTexts.lists_of`): a warm build looks up
+one entry per run of panels, not one per piece.
 
 A text's key is the identity digest of the unit or marker it is made of (compiler.backends.art
 .identity: the record with its type, nationality, side and the layouts; the same digests the
@@ -21,9 +22,11 @@ import sys
 import zlib
 from collections.abc import Callable
 from functools import cache
+from itertools import chain
 from pathlib import Path
 
 from compiler import sequence
+from compiler.backends.keptrecord import all_of_type, unmarshalled
 from compiler.backends.rendercache import RenderCache, renderer_fingerprint
 from compiler.model import gamedata
 
@@ -80,6 +83,24 @@ class PieceTexts:
             return make()
         return _kept_lines(make, lambda remade: cache.fetch(key, remade))
 
+    def lists_of(
+        self, key: str, make: Callable[[], list[list[str]]], count: int
+    ) -> list[list[str]]:
+        """`count` lists of texts kept as one entry `key` (a `digest`): a run of tray panels'
+        lines, read in one look-up, not one per panel. An entry that does not read back as
+        `count` lists of texts, none empty, is not served (made again)."""
+        cache = self.cache
+        if cache is None:
+            return make()
+        made: list[list[str]] = []
+
+        def remade() -> bytes:
+            made.extend(make())
+            return marshal.dumps(made)
+
+        data = cache.fetch(key, remade)
+        return made or _text_lists(data, count) or make()
+
     def keep(self, keys: list[str]) -> None:
         """The entries `keys` (digests) used by this build, though not read: they do not age
         (a set-up save kept whole keeps the runs of pieces it is made of)."""
@@ -122,5 +143,16 @@ def _texts(data: bytes) -> list[str] | None:
     except (EOFError, ValueError, TypeError):
         return None
     if type(found) is not list or not all(type(text) is str for text in found):
+        return None
+    return found
+
+
+def _text_lists(data: bytes, count: int) -> list[list[str]] | None:
+    """`count` non-empty lists of texts `PieceTexts.lists_of` kept; None when the bytes are
+    not (checked in passes that stay in C)."""
+    found = unmarshalled(data)
+    if type(found) is not list or len(found) != count or not all_of_type(found, list):
+        return None
+    if not all(map(len, found)) or not all_of_type(chain.from_iterable(found), str):
         return None
     return found
