@@ -14,9 +14,9 @@ import pytest
 
 from compiler.backends.rendercache import AGE_LIMIT
 from compiler.backends.vassal import pieces as pc
-from compiler.backends.vassal.buildfile import build_file, build_file_xml
+from compiler.backends.vassal.buildfile import ModulePlan, build_file, build_file_xml
 from compiler.backends.vassal.encode import Trait
-from compiler.backends.vassal.module import ModulePlan, assemble, render_plan
+from compiler.backends.vassal.module import assemble, render_plan
 from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.xml import serialise
 from compiler.load.aids import with_aids
