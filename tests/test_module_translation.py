@@ -17,6 +17,7 @@ from lxml import etree
 from compiler.backends.vassal import translation as tl
 from compiler.backends.vassal.buildfile import REINFORCEMENTS_MAP, dice_labels
 from compiler.backends.vassal.module import build_module, map_names, plan_module
+from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.translation import (
     Translations,
     bundle_name,
@@ -338,3 +339,27 @@ def test_card_game_decks_and_hands_in_vassal(tmp_path: Path) -> None:
     assert checked
     (setup,) = report["setups"]
     assert any(piece.get("hand") for piece in setup["pieces"])
+
+
+def test_a_bundle_kept_is_read_back_and_made_again_when_its_texts_change(tmp_path: Path) -> None:
+    """translation.kept_properties: the bundle of the same entries is read from the pack, not
+    escaped again; other entries make their own; a damaged entry is made again."""
+    pack = tmp_path / "pieces.pack"
+    entries = {"Piece.1st Infantry": "第1歩兵", "Map.Main.mapName": "主 地図"}
+    made = tl.properties(entries)
+    kept = PieceTexts(pack, "game")
+    assert tl.kept_properties(entries, kept) == made
+    kept.save()
+
+    def escaped_again(found: dict[str, str]) -> bytes:
+        raise AssertionError("escaped again")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tl, "properties", escaped_again)
+        assert tl.kept_properties(entries, PieceTexts(pack, "game")) == made
+    other = {**entries, "Piece.2nd Infantry": "第2歩兵"}
+    assert tl.kept_properties(other, PieceTexts(pack, "game")) == tl.properties(other)
+    data = bytearray(pack.read_bytes())
+    data[-3] ^= 0xFF
+    pack.write_bytes(bytes(data))
+    assert tl.kept_properties(entries, PieceTexts(pack, "game")) == made

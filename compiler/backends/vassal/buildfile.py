@@ -300,7 +300,7 @@ def _build_tree(plan: ModulePlan, slots: SlotTexts | None) -> etree._Element:
         )
         texts.attribute(setup, "name", data_text(scenario.name))
     _piece_texts(root, plan, texts, slots)
-    plan.bundles = add_translations(root, texts)
+    plan.bundles = add_translations(root, texts, plan.piece_texts)
     return root
 
 
