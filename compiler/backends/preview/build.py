@@ -93,7 +93,14 @@ class Files:
             self.named.append((images, set(names)))
 
     def add_digest(self, kind: str, data: bytes, ext: str) -> str:
-        return self.add(f"{kind}-{hashlib.sha1(data).hexdigest()[:16]}.{ext}", data)
+        name = digest_name(kind, data, ext)
+        self.files.put(name, data)
+        return name
+
+
+def digest_name(kind: str, data: bytes, ext: str) -> str:
+    """The preview file of `data` (`Files.add_digest`): named by a digest of its bytes."""
+    return f"{PREFIX}{kind}-{hashlib.sha1(data).hexdigest()[:16]}.{ext}"
 
 
 def write_preview(
@@ -326,7 +333,7 @@ def _scene_bytes(pack: Path | None, key: str, name: str, redraw: Read) -> bytes:
     """A kept picture's bytes, read when its file is written: from the cache, when they are
     the file's (the digest its name gives), else drawn again."""
     png = RenderCache(pack).get(key)
-    if png is not None and name == f"{PREFIX}scenario-{hashlib.sha1(png).hexdigest()[:16]}.png":
+    if png is not None and name == digest_name("scenario", png, "png"):
         return png
     return redraw()
 
