@@ -250,3 +250,26 @@ def test_an_entry_put_back_changed_is_saved_in_its_place(
     again = RenderCache(pack)
     assert again.get("page") == kept
     assert again.get("other") == b"x" * 10
+
+
+def test_compacting_moves_unread_entries_and_a_damaged_one_stays_a_miss(tmp_path: Path) -> None:
+    """Compacting copies the entries this build did not read as they lie in the old pack (the
+    kernel's copy, the index's CRC-32): their bytes are served after it, and one damaged in
+    the old pack is still a miss (never served, never a traceback), then drawn again."""
+    pack = tmp_path / "faces.pack"
+    entries = {f"e{n}": bytes([n]) * (100 + n) for n in range(8)}
+    saved(pack, entries)
+    data = bytearray(pack.read_bytes())
+    data[PACK_HEAD + 100 + 101 + 5] ^= 0xFF  # inside e2's bytes
+    pack.write_bytes(bytes(data))
+    cache = RenderCache(pack)
+    assert cache.get("e0") == entries["e0"]
+    cache.put("new", b"N" * 50)
+    cache._rewrite(["new"])
+    assert pack.stat().st_size == PACK_HEAD + sum(map(len, entries.values())) + 50
+    again = RenderCache(pack)
+    assert again.get("e2") is None
+    assert again.fetch("e2", lambda: entries["e2"]) == entries["e2"]
+    for key, value in entries.items():
+        assert again.get(key) == value
+    assert again.get("new") == b"N" * 50

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import mmap
 import os
 import signal
 import struct
@@ -22,6 +23,7 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from operator import itemgetter
 from pathlib import Path
 from typing import cast
 
@@ -371,32 +373,89 @@ class RenderCache:
         self._write_index()  # a torn record at its end, or not the index read: written whole
 
     def _rewrite(self, new: list[str]) -> None:
-        """The pack with only the live entries (read from the old pack when this build did
-        not use them) under a new name, and its index."""
+        """The pack with only the live entries under a new name, and its index. The entries
+        this build did not draw are moved as they lie in the old pack, runs of neighbours
+        copied by the kernel with the CRC-32 the index holds (not read through Python, nor
+        checked: a damaged one stays damaged, a miss when read, as it was); what this build
+        drew follows. (A large game's 117 MB of chart parts were read entry by entry, joined
+        and written: 0.5-0.8 s of the build that compacted.)"""
         assert self.pack is not None
         self.pack.parent.mkdir(parents=True, exist_ok=True)
-        kept = [(key, self._bytes_of(key)) for key in dict.fromkeys([*self.index, *new])]
+        fresh = [key for key in dict.fromkeys(new) if key in self.memory]
         pack_id = os.urandom(PACK_ID)
-        chunks = [PACK_MAGIC + pack_id]
+        moved = self._moved(set(fresh))
         self.index, self.live = {}, 0
         self._offsets, self._lengths, self._crcs = array("Q"), array("Q"), array("Q")
         offset = PACK_HEAD
-        for key, data in kept:
-            if data is None:
-                continue  # damaged in the old pack: dropped
-            chunks.append(data)
+        for key, _start, length, crc in moved:
+            self._index_entry(key, (offset, length, crc))
+            offset += length
+        drawn = [self.memory[key] for key in fresh]
+        for key, data in zip(fresh, drawn, strict=True):
             self._index_entry(key, (offset, len(data), zlib.crc32(data)))
             offset += len(data)
-        _replace(self.pack, b"".join(chunks))
+        self._write_pack([PACK_MAGIC + pack_id], moved, drawn)
         self.last_used = {k: last for k, last in self.last_used.items() if k in self.index}
         self.size, self._pack_id = offset, pack_id
         self._reopen()
         self._write_index()
 
-    def _bytes_of(self, key: str) -> bytes | None:
-        """An entry's bytes: this build's, else the pack's (None when damaged there)."""
-        data = self.memory.get(key)
-        return data if data is not None or key not in self.index else self._read(key)
+    def _moved(self, fresh: set[str]) -> list[tuple[str, int, int, int]]:
+        """The indexed entries a compacted pack keeps from the old one (key, offset, length,
+        CRC-32), in the old pack's order: those that lie within it, when it can be read."""
+        if self._whole is None and self._data is None:
+            return []
+        offsets, lengths, crcs, size = self._offsets, self._lengths, self._crcs, self.size
+        moved = [
+            (key, offsets[slot], lengths[slot], crcs[slot])
+            for key, slot in self.index.items()
+            if key not in fresh and offsets[slot] + lengths[slot] <= size
+        ]
+        moved.sort(key=itemgetter(1))
+        return moved
+
+    def _write_pack(
+        self, head: list[bytes], moved: list[tuple[str, int, int, int]], drawn: list[bytes]
+    ) -> None:
+        """Write the compacted pack over the old one: `head`, the `moved` entries' bytes
+        (neighbours as one range of the old pack), then `drawn`."""
+        from compiler.backends.files import FileRange, Part, write_parts_atomically
+
+        assert self.pack is not None
+        source = self._whole if self._whole is not None else self._mapped()
+        view = memoryview(source) if source is not None else None
+        parts: list[Part] = list(head)
+        try:
+            for start, end in _ranges(moved) if view is not None else ():
+                if self._whole is None and self._data is not None:
+                    parts.append(FileRange(self._data, start, view[start:end]))
+                else:
+                    parts.append(view[start:end])
+            parts.extend(drawn)
+            write_parts_atomically(self.pack, parts)
+        finally:
+            for part in parts:
+                if isinstance(part, FileRange):
+                    part.data.release()
+                elif isinstance(part, memoryview):
+                    part.release()
+            parts.clear()
+            if view is not None:
+                view.release()
+            if isinstance(source, mmap.mmap):
+                try:
+                    source.close()
+                except BufferError:  # a view still held (by an error's traceback): the GC's
+                    pass
+
+    def _mapped(self) -> mmap.mmap | None:
+        """The open pack mapped for reading (None when it cannot be)."""
+        if self._data is None or self.size == 0:
+            return None
+        try:
+            return mmap.mmap(self._data, 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
 
     def _reopen(self) -> None:
         """After the pack was replaced: read from the new one."""
@@ -459,6 +518,18 @@ Change = tuple[
 lengths and CRC-32s (each an array of 8-byte numbers, as bytes), the keys dropped, the keys
 unused (each with the build that last used it: `RenderCache.last_used`), the keys used again,
 and the build's number and the live bytes after it."""
+
+
+def _ranges(moved: Sequence[tuple[str, int, int, int]]) -> list[tuple[int, int]]:
+    """The (start, end) ranges of the old pack that entries in its order (key, offset,
+    length, CRC-32) take, neighbours joined."""
+    ranges: list[tuple[int, int]] = []
+    for _key, start, length, _crc in moved:
+        if ranges and ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], start + length)
+        else:
+            ranges.append((start, start + length))
+    return ranges
 
 
 def _index_bytes(pack_id: bytes, base: Change) -> bytes:
