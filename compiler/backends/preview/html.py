@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from html import escape
 from pathlib import Path
 
 from compiler.diagnostics import Location
@@ -55,8 +54,11 @@ ul.grid.wide,ul.grid.scenes{grid-template-columns:1fr}ul.thumbs img,.outline{hei
 
 
 def e(text: object) -> str:
-    """Text escaped for HTML (attribute values included)."""
-    return escape(str(text), quote=True)
+    """Text escaped for HTML (attribute values included): what `html.escape(text, quote=True)`
+    gives, the same replacements in the same order, without importing `html`, whose table of
+    entities (html.entities) cost every build 2-4 ms of start-up for a function of five lines."""
+    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace('"', "&quot;").replace("'", "&#x27;")
 
 
 class Sources:

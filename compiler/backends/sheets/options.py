@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Literal, get_args
 
 from compiler.model.game import PrintSettings
@@ -42,15 +41,28 @@ def counter_size_mm(text: str) -> float:
             f"unknown counter size {text!r}: use one of {PRESET_LIST} or a size in mm (16mm)"
         )
     number, unit = match.groups()
-    value = Fraction(number)
+    numerator, denominator = _ratio(number, text)
     if unit == "mm":
-        return _positive(float(value), text)
+        return _positive(numerator / denominator, text)
     for name, size in INCH_PRESETS.items():
-        if Fraction(name.removesuffix("in")) == value:
+        preset_numerator, preset_denominator = _ratio(name.removesuffix("in"), name)
+        if numerator * preset_denominator == preset_numerator * denominator:
             return size
     raise ValueError(
         f"unknown counter size preset {text!r}: use one of {PRESET_LIST} or a size in mm (16mm)"
     )
+
+
+def _ratio(number: str, text: str) -> tuple[int, int]:
+    """A number as _LENGTH matches it ("5", "2.5", "5/8") as an exact numerator and
+    denominator: the sizes compare exactly, as fractions.Fraction compared them, without
+    importing fractions and decimal (3-6 ms of every build's start-up)."""
+    whole, _, below = number.partition("/")
+    digits, _, decimals = whole.partition(".")
+    denominator = 10 ** len(decimals) * (int(below) if below else 1)
+    if (decimals and below) or denominator == 0:
+        raise ValueError(f"unknown counter size {text!r}: write a fraction as 5/8in")
+    return int(digits + decimals), denominator
 
 
 def card_size_mm(text: str) -> tuple[float, float]:

@@ -1,0 +1,52 @@
+"""Modules a build does not need stay unimported: the sheets' sizes are parsed without
+fractions (and decimal), the preview escapes its text without html (and html.entities), and
+both give what the library functions gave."""
+
+from __future__ import annotations
+
+import html
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+
+from compiler.backends.preview.html import e
+from compiler.backends.sheets.options import INCH_PRESETS, _ratio, counter_size_mm
+
+LEFT_OUT = ("fractions", "decimal", "html", "html.entities")
+
+
+def test_the_sheet_options_and_the_preview_page_import_none_of_them() -> None:
+    code = (
+        "import sys\n"
+        "import compiler.backends.sheets.options, compiler.backends.preview.html\n"
+        f"print(sorted(set({LEFT_OUT!r}) & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "number", ["5", "0", "16.5", "0.0625", "5/8", "9/16", "10/16", "123456.789", "1/3", "007"]
+)
+def test_a_size_is_the_exact_ratio_fraction_read(number: str) -> None:
+    numerator, denominator = _ratio(number, number)
+    assert Fraction(numerator, denominator) == Fraction(number)
+    assert numerator / denominator == float(Fraction(number))
+
+
+@pytest.mark.parametrize("text", ["5/8in", "0.625in", "10/16in", '5/8"', " 5/8 in "])
+def test_a_preset_is_found_whatever_way_its_size_is_written(text: str) -> None:
+    assert counter_size_mm(text) == INCH_PRESETS["5/8in"]
+
+
+@pytest.mark.parametrize("text", ["1/0in", "1.5/2in", "0/4mm"])
+def test_a_size_that_is_no_number_of_mm_is_a_value_error(text: str) -> None:
+    with pytest.raises(ValueError, match=repr(text)):
+        counter_size_mm(text)
+
+
+@pytest.mark.parametrize("text", ["a & b", "<i>\"x\" 'y'</i>", "&amp;", "×と", "", "\x00>"])
+def test_escaping_is_what_html_escape_gives(text: str) -> None:
+    assert e(text) == html.escape(text, quote=True)
