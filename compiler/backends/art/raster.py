@@ -87,11 +87,15 @@ def _inset(result: Image.Image, op: Inset, scale: tuple[float, float], k: int) -
 
 def lay(result: Image.Image, image: Image.Image, at: tuple[int, int]) -> None:
     """A rasterised drawing laid over `result` with its top-left corner at `at`: composited
-    on a transparent result, else pasted through its own transparency (if it has any)."""
+    on a transparent result, else pasted through its own transparency (if it has any). An
+    image already of the result's mode is laid as it is, not converted (copied) first: a
+    preview page lays hundreds of faces."""
     if result.mode == "RGBA":
-        result.alpha_composite(image.convert("RGBA"), at)
+        result.alpha_composite(image if image.mode == "RGBA" else image.convert("RGBA"), at)
+    elif image.mode == "RGBA":  # pasted through its alpha (Pillow reads the colour bands)
+        result.paste(image, at, image)
     else:
-        result.paste(image.convert("RGB"), at, image if image.mode == "RGBA" else None)
+        result.paste(image if image.mode == "RGB" else image.convert("RGB"), at)
 
 
 _INSETS: dict[tuple[int, int, int], tuple[Drawing, Image.Image]] = {}
