@@ -425,10 +425,12 @@ class RenderCache:
         source = self._whole if self._whole is not None else self._mapped()
         view = memoryview(source) if source is not None else None
         parts: list[Part] = list(head)
+        by_kernel = self._data if self._whole is None else None
         try:
             for start, end in _ranges(moved) if view is not None else ():
-                if self._whole is None and self._data is not None:
-                    parts.append(FileRange(self._data, start, view[start:end]))
+                assert view is not None
+                if by_kernel is not None:  # a large pack's ranges: copied by the kernel
+                    parts.append(FileRange(by_kernel, start, view[start:end]))
                 else:
                     parts.append(view[start:end])
             parts.extend(drawn)
