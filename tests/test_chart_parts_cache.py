@@ -15,7 +15,14 @@ from compiler.backends.charts import build as charts_build
 from compiler.backends.charts import printed as charts_printed
 from compiler.backends.charts import table as charts_table
 from compiler.backends.charts.build import render_charts
-from compiler.backends.charts.table import BLOCK, Part, PartPlan, draw_part
+from compiler.backends.charts.table import (
+    BLOCK,
+    Part,
+    PartPlan,
+    PieceSource,
+    draw_part,
+    piece_drawing,
+)
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
@@ -62,9 +69,16 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Parts drawn and texts wrapped, every job run in this process (so they are seen)."""
     seen = Spy()
 
-    def drawing(game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan) -> Part:
+    def drawing(
+        game: GameData,
+        chart: Chart,
+        lang: str,
+        width: float,
+        plan: PartPlan,
+        pieces: PieceSource = piece_drawing,
+    ) -> Part:
         seen.parts.append(chart.id)
-        return draw_part(game, chart, lang, width, plan)
+        return draw_part(game, chart, lang, width, plan, pieces)
 
     def wrapping(text: str, width: float, measure: Callable[[str], float]) -> list[str]:
         if text.startswith("Row "):

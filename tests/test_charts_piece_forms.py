@@ -10,9 +10,12 @@ import pytest
 
 from compiler.backends.art.display import Drawing
 from compiler.backends.charts import build as charts_build
+from compiler.backends.charts import pieceforms
 from compiler.backends.charts.build import render_charts
+from compiler.backends.charts.table import piece_drawing
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
+from compiler.model.gamedata import GameData
 from tests.conftest import game_with_aids, replace_in
 
 game_of = game_with_aids
@@ -25,7 +28,34 @@ def faces(pdf_forms_drawn: list[Drawing]) -> list[Drawing]:
 
 
 def form_keys(cache: RenderCache) -> list[str]:
-    return [key for key in [*cache.memory, *cache.index] if ":chart-piece-form:" in key]
+    """The kept counters' forms: by their content (pieceforms.PartForms.piece) or by a
+    drawing's repr."""
+    kinds = (":chart-piece:", ":chart-piece-form:")
+    return [key for key in [*cache.memory, *cache.index] if any(k in key for k in kinds)]
+
+
+def test_counters_unchanged_are_not_drawn_again(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part drawn again keys its counters on their units' content: only the changed unit's
+    faces are drawn (no other counter's drawing is made to key it on its repr)."""
+    pack = tmp_path / "cache" / "charts.pack"
+    render_charts(game_of(mini), SheetOptions(), RenderCache(pack))
+    asked: list[str] = []
+    real = piece_drawing
+
+    def spy(game: GameData, ref: str, lang: str) -> Drawing | None:
+        asked.append(ref)
+        return real(game, ref, lang)
+
+    monkeypatch.setattr(pieceforms, "piece_drawing", spy)
+    replace_in(mini / "units.yaml", "name: Red Line,", "name: Red Line Regiment,")
+    game = game_of(mini)
+    pdf, _pngs = render_charts(game, SheetOptions(), RenderCache(pack))
+    drawn = list(asked)
+    assert pdf == charts_build._pdf(game_of(mini), SheetOptions())  # draws every counter
+    assert drawn  # the changed unit's counter drawn, no other
+    assert {ref.partition(":")[0] for ref in drawn} == {"r-inf-2"}
 
 
 def test_a_part_drawn_again_reads_its_counters_back(

@@ -21,7 +21,14 @@ from compiler.backends.charts.printed import (
     printed,
     sized_laid,
 )
-from compiler.backends.charts.table import Part, PartPlan, draw_part, measures
+from compiler.backends.charts.table import (
+    Part,
+    PartPlan,
+    PieceSource,
+    draw_part,
+    measures,
+    piece_drawing,
+)
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
 from compiler.model.charts import Chart
@@ -46,9 +53,16 @@ def parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ids of the charts whose printed parts were drawn since the last clear."""
     seen: list[str] = []
 
-    def drawing(game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan) -> Part:
+    def drawing(
+        game: GameData,
+        chart: Chart,
+        lang: str,
+        width: float,
+        plan: PartPlan,
+        pieces: PieceSource = piece_drawing,
+    ) -> Part:
         seen.append(chart.id)
-        return draw_part(game, chart, lang, width, plan)
+        return draw_part(game, chart, lang, width, plan, pieces)
 
     monkeypatch.setattr(charts_printed, "draw_part", drawing)
     return seen

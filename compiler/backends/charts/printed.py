@@ -176,7 +176,7 @@ def chart_entry(
         data = drawn.get(key) or known(key)
         head = part_head(data) if data is not None else None
         if head is None:
-            part = draw_part(game, chart, lang, width, plan)
+            part = draw_part(game, chart, lang, width, plan, forms.piece)
             content = drawing_content(part.drawing, part.height, forms)
             data = drawn[key] = part_entry(content, part.width, part.height)
             head = part_head(data)

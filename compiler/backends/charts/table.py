@@ -298,6 +298,10 @@ class RowLooks:
             return
         self.pieces.update(zip(refs, content_digests(units), strict=True))
 
+    def piece(self, ref: str) -> str:
+        """A piece's look (see _piece), remembered for the build."""
+        return self._piece(ref)
+
     def _piece(self, ref: str) -> str:
         """A piece's look: its unit's content digest ("" for a unit the game does not have),
         by its reference (the side it shows is in the row's digest)."""
@@ -527,15 +531,25 @@ def _pieces_width(chart: Chart) -> float:
     return min(most, 8) * (PIECE + PIECE_GAP) - PIECE_GAP + 2 * PAD
 
 
+PieceSource = Callable[[GameData, str, str], Drawing | None]
+"""What gives a chart row's counter image by (game, piece reference, language): piece_drawing,
+or for a printed part one that stands a drawing kept as a form in for it
+(pieceforms.PartForms.piece): only its width and its form are used there."""
+
+
 def _piece_ops(
-    game: GameData, refs: tuple[str, ...], box: tuple[float, float, float, float], lang: str
+    game: GameData,
+    refs: tuple[str, ...],
+    box: tuple[float, float, float, float],
+    lang: str,
+    pieces: PieceSource = piece_drawing,
 ) -> list[Op]:
     """Counter images filling a cell from its top-left, wrapping to more lines."""
     x0, y0, x1, _y1 = box
     per_line = max(1, int((x1 - x0 - 2 * PAD + PIECE_GAP) // (PIECE + PIECE_GAP)))
     ops: list[Op] = []
     for index, ref in enumerate(refs):
-        drawing = piece_drawing(game, ref, lang)
+        drawing = pieces(game, ref, lang)
         if drawing is None:
             continue
         line, place = divmod(index, per_line)
@@ -670,8 +684,10 @@ def _block_rows(
     return rows
 
 
-def _row_ops(game: GameData, table: _Table, index: int, y: float) -> list[Op]:
-    """Grid row `index` (0 = the header) with its top at `y`."""
+def _row_ops(
+    game: GameData, table: _Table, index: int, y: float, pieces: PieceSource = piece_drawing
+) -> list[Op]:
+    """Grid row `index` (0 = the header) with its top at `y` (its counters by `pieces`)."""
     chart, lang, grid = table.chart, table.lang, table.grid
     cells, height = grid.lines[index], grid.heights[index]
     row = chart.rows[index - 1] if index else None
@@ -686,7 +702,7 @@ def _row_ops(game: GameData, table: _Table, index: int, y: float) -> list[Op]:
             ops.append(_swatch(left, y + PAD + LINE / 2, table.terrain[row.terrain]))
             left += table.swatch_room
         if table.with_pieces and column == len(cells) - 1 and row is not None:
-            ops.extend(_piece_ops(game, row.pieces, (x, y, x + w, y + height), lang))
+            ops.extend(_piece_ops(game, row.pieces, (x, y, x + w, y + height), lang, pieces))
         for number, line in enumerate(lines):
             anchor: Anchor = "lm" if column == 0 else "mm"
             tx = left if column == 0 else x + w / 2
@@ -707,15 +723,21 @@ class Part:
 
 
 def _part(
-    game: GameData, table: _Table, title: str, body: range, notes: bool, whole_title: bool
+    game: GameData,
+    table: _Table,
+    title: str,
+    body: range,
+    notes: bool,
+    whole_title: bool,
+    pieces: PieceSource = piece_drawing,
 ) -> Part:
     """The title, the header row, the rows `body` (0-based) and, with `notes`, the footnotes;
     with `whole_title` the paper is at least as wide as the title (a part shown as a form on
-    a page is clipped to its paper)."""
+    a page is clipped to its paper). The rows' counters come from `pieces`."""
     ops: list[Op] = [Text(0.0, TITLE * 0.7, title, TITLE, True, INK, "lm", table.lang)]
     y = TITLE * 1.6
     for index in (0, *(i + 1 for i in body)):
-        ops.extend(_row_ops(game, table, index, y))
+        ops.extend(_row_ops(game, table, index, y, pieces))
         y += table.grid.heights[index]
     total = table.total
     ops.append(Line(((0.0, y), (total, y)), RULE, 0.8))
@@ -849,10 +871,18 @@ def part_plans(
     ]
 
 
-def draw_part(game: GameData, chart: Chart, lang: str, width: float, plan: PartPlan) -> Part:
-    """One part of the chart laid out `width` points wide, as planned by part_plans."""
+def draw_part(
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    width: float,
+    plan: PartPlan,
+    pieces: PieceSource = piece_drawing,
+) -> Part:
+    """One part of the chart laid out `width` points wide, as planned by part_plans (its
+    counters' drawings from `pieces`)."""
     table = _table(game, chart, lang, width)
-    return _part(game, table, plan.title, plan.body, plan.notes, True)
+    return _part(game, table, plan.title, plan.body, plan.notes, True, pieces)
 
 
 def part_size(
