@@ -4,6 +4,7 @@ without a cache, and a damaged form entry is made again."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,18 @@ import pytest
 from compiler.backends.art.display import Drawing
 from compiler.backends.charts import build as charts_build
 from compiler.backends.charts import pieceforms
+from compiler.backends.charts import printed as charts_printed
 from compiler.backends.charts.build import render_charts
 from compiler.backends.charts.table import piece_drawing
+from compiler.backends.pdf.document import Content
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
+from compiler.load.aids import with_aids
+from compiler.load.game import load_game
+from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
 from tests.conftest import game_with_aids, replace_in
+from tests.test_chart_parts_cache import long_chart
 
 game_of = game_with_aids
 
@@ -88,3 +95,47 @@ def test_damaged_counter_forms_are_made_again(mini: Path) -> None:
     options = SheetOptions(bleed_mm=2.0)
     pdf, _pngs = render_charts(game_of(mini), options, cache)
     assert pdf == charts_build._pdf(game_of(mini), options)
+
+
+def test_counters_of_parts_reused_stay_kept(mini: Path) -> None:
+    """A chart's entry made again (a row of a long chart changed) keeps the counters' entries
+    of the parts it reuses (named by each part's entry), not only those of the part it draws:
+    otherwise they age out of the cache and a later change draws them again."""
+    loaded = load_game(mini).game
+    assert loaded is not None
+    data = with_aids(loaded)[0]
+    page = SheetOptions().page_pt
+
+    def halves(label: str) -> Chart:
+        """The long chart, its first half showing one unit, its second another."""
+        chart = long_chart(data, label)
+        half = len(chart.rows) // 2
+        rows = tuple(
+            replace(row, pieces=("r-inf-1",) if n < half else ("b-inf-2",))
+            for n, row in enumerate(chart.rows)
+        )
+        return replace(chart, rows=rows)
+
+    def counters(entry: bytes) -> set[str]:
+        return {key for key in charts_printed.entry_parts(entry)[1] if ":chart-piece:" in key}
+
+    first, drawn = charts_printed.chart_entry(data, halves("Row 150"), "en", page, _none)
+    assert len(counters(first)) == 2
+    again, _made = charts_printed.chart_entry(data, halves("Row 15"), "en", page, drawn.get)
+    parts = [ref.key for ref in charts_printed.entry_laid(again)[1]]
+    assert len(parts) >= 3 and len(set(parts) - drawn.keys()) == 1  # one part drawn again
+    assert counters(again) == counters(first)
+
+
+def _none(_key: str) -> bytes | None:
+    return None
+
+
+def test_a_part_entry_names_its_counters() -> None:
+    content = Content(b"x", {}, ())
+    entry = charts_printed.part_entry(content, 10.0, 20.0, ["a", "b"])
+    assert charts_printed.part_pieces(entry) == ["a", "b"]
+    assert charts_printed.part_head(entry) == (10.0, 20.0, charts_printed.form_digest(content))
+    assert charts_printed.part_content(entry) == content
+    assert charts_printed.part_pieces(entry[: charts_printed.PART_HEAD.size + 2]) == []
+    assert charts_printed.part_head(entry[: charts_printed.PART_HEAD.size + 2]) is None

@@ -5,8 +5,10 @@ part it needs turns out damaged."""
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -243,3 +245,58 @@ def test_a_page_entry_cut_short_is_no_page(field: str) -> None:
         cut = replace(first, ends=(*first.ends[:-1], first.ends[-1] + 1))
     with pytest.raises(ValueError, match="not a cached page"):
         PageRun.decode(cut.encode())
+
+
+def test_unchanged_pages_are_read_back_in_runs(
+    mini: Path, tmp_path: Path, encoded: Encoded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild with nothing changed reads the pages back a run at a time (one entry for up
+    to RUN_PAGES pages), none page by page; a damaged run's pages are read back one by one
+    (their own entries, kept with the run), none encoded again: the same bytes each time."""
+    monkeypatch.setattr(charts_printed, "RUN_PAGES", 4)
+    warm = tmp_path / "warm"
+    first = _build(mini, warm)
+    assert encoded.count > 8  # more than two runs
+    single: list[int] = []
+    kept_page = charts_printed._kept_page
+
+    def spy(*args: Any) -> PageRun:
+        single.append(1)
+        return kept_page(*args)
+
+    monkeypatch.setattr(charts_printed, "_kept_page", spy)
+    encoded.count = 0
+    assert _build(mini, warm) == first
+    assert single == [] and encoded.count == 0
+    pack = RenderCache(warm / "charts.pack")
+    runs = [key for key in pack.index if pack.get(key) is not None and _is_run(pack.get(key))]
+    assert len(runs) >= 2
+    for key in runs:
+        pack.put(key, b"\x00damaged")
+    pack.save()
+    assert _build(mini, warm) == first
+    assert len(single) >= 8 and encoded.count == 0
+    single.clear()
+    assert _build(mini, warm) == first  # the runs kept again
+    assert single == []
+
+
+def _is_run(data: bytes | None) -> bool:
+    """Whether a cache entry is a run of pages (charts_printed._kept_pages)."""
+    return data is not None and len(charts_printed._read_pages(data, _count(data))[0]) > 1
+
+
+def _count(data: bytes) -> int:
+    try:
+        found = marshal.loads(data)
+    except (EOFError, TypeError, ValueError):
+        return 0
+    shaped = isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], tuple)
+    return len(found[0]) if shaped else 0
+
+
+def test_replay_pages_stops_at_a_page_of_another_state() -> None:
+    _plain, runs = _recorded()
+    fresh = PdfDocument()
+    assert fresh.replay_pages([runs[0], runs[0]]) == 1  # the second: numbers moved on
+    assert fresh.replay_pages(runs[1:]) == len(runs) - 1

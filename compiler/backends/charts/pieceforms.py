@@ -24,7 +24,9 @@ class PartForms:
     records, the same in every build) and of the code that draws it: read through `known`
     (the cache's entries), else made (as a build without a cache makes them) and added to
     `made` (what a chart's entry puts in the cache, from a worker too). `keys` lists the
-    entries used, each once (kept as long as the chart's entry)."""
+    entries used, each once (kept as long as the chart's entry), and `shown` those used since
+    it was last set empty (a part's, named by the part's entry). A row's counter is made a
+    form by its content instead (`piece`), without its drawing."""
 
     def __init__(self, known: Lookup, made: dict[str, bytes]) -> None:
         self.known = known
@@ -33,6 +35,10 @@ class PartForms:
         self._by_id: dict[int, tuple[Drawing, Form]] = {}
         self._listed: set[str] = set()
         self._pieces: dict[tuple[str, str], Drawing | None] = {}
+        self._keys: dict[int, str] = {}
+        self.shown: dict[str, None] = {}
+        """The entries used since it was last set empty (those of one part: see
+        printed.part_entry), each once."""
 
     def piece(self, game: GameData, ref: str, lang: str) -> Drawing | None:
         """A chart row's counter image (table.PieceSource) for a part drawn as a form: its
@@ -44,7 +50,10 @@ class PartForms:
         of a page-high part of counters, and hashing its repr much of the rest); an entry
         missing or damaged, the face is drawn and made a form as before: the same form."""
         if (ref, lang) in self._pieces:
-            return self._pieces[(ref, lang)]
+            shown = self._pieces[(ref, lang)]
+            if shown is not None:
+                self._list(self._keys[id(shown)])
+            return shown
         unit = game.unit(ref.partition(":")[0])
         if unit is None:
             self._pieces[(ref, lang)] = None
@@ -68,10 +77,12 @@ class PartForms:
             shown = Drawing(width, ())
         self._list(key)
         self._by_id[id(shown)] = (shown, form)
+        self._keys[id(shown)] = key
         self._pieces[(ref, lang)] = shown
         return shown
 
     def _list(self, key: str) -> None:
+        self.shown[key] = None
         if key not in self._listed:
             self._listed.add(key)
             self.keys.append(key)
@@ -79,6 +90,7 @@ class PartForms:
     def __call__(self, drawing: Drawing) -> Form:
         same = self._by_id.get(id(drawing))
         if same is not None and same[0] is drawing:
+            self._list(self._keys[id(drawing)])
             return same[1]
         digest = hashlib.sha1(repr(drawing).encode("utf-8")).hexdigest()
         key = digest_key("chart-piece-form", pdf_fingerprint()[:32], digest)
@@ -89,6 +101,7 @@ class PartForms:
             self.made[key] = encode_content(form[1], form[0], form[2])
         self._list(key)
         self._by_id[id(drawing)] = (drawing, form)
+        self._keys[id(drawing)] = key
         return form
 
 

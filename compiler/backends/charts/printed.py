@@ -8,8 +8,8 @@ import hashlib
 import marshal
 import math
 import struct
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, cast
 
 from compiler.backends.art.display import Drawing, Line
 from compiler.backends.art.display import Text as TextOp
@@ -99,31 +99,54 @@ encoded again)."""
 Lookup = Callable[[str], bytes | None]
 """A part's cache entry by its key (None when there is none)."""
 
-PART_HEAD = struct.Struct("<dd16s")
+PART_HEAD = struct.Struct("<dd16sI")
 """A part's cache entry starts with its width, height and content digest (read without
-decoding the content), then the content (pdf.document.encode_content)."""
+decoding the content) and the length of the list of its counters' entries that follows
+(marshal: see part_pieces), then the content (pdf.document.encode_content)."""
 
 
-def part_entry(content: Content, width: float, height: float) -> bytes:
-    """A drawn part as a cache entry."""
-    head = PART_HEAD.pack(width, height, form_digest(content).encode("ascii"))
-    return head + encode_content(content)
+def part_entry(content: Content, width: float, height: float, pieces: Sequence[str] = ()) -> bytes:
+    """A drawn part as a cache entry, naming the entries of the counters it shows
+    (pieceforms.PartForms): a chart's entry that reuses the part keeps them with its own."""
+    listed = marshal.dumps(tuple(pieces))
+    head = PART_HEAD.pack(width, height, form_digest(content).encode("ascii"), len(listed))
+    return head + listed + encode_content(content)
 
 
 def part_head(data: bytes) -> tuple[float, float, str] | None:
     """A part entry's width, height and content digest; None when it is no part entry."""
     if len(data) <= PART_HEAD.size:
         return None
-    width, height, digest = PART_HEAD.unpack_from(data)
+    width, height, digest, listed = PART_HEAD.unpack_from(data)
+    if len(data) <= PART_HEAD.size + listed:
+        return None
     try:
         return width, height, digest.decode("ascii")
     except UnicodeDecodeError:
         return None
 
 
+def part_pieces(data: bytes) -> list[str]:
+    """The keys of the counters' entries a part entry names (none when it is damaged: they
+    are only kept by it, never read through it)."""
+    if len(data) <= PART_HEAD.size:
+        return []
+    listed = PART_HEAD.unpack_from(data)[3]
+    try:
+        pieces = marshal.loads(data[PART_HEAD.size : PART_HEAD.size + listed])
+    except (EOFError, TypeError, ValueError):
+        return []
+    if type(pieces) is not tuple or not all(type(key) is str for key in pieces):
+        return []
+    return list(pieces)
+
+
 def part_content(data: bytes) -> Content:
     """A part entry's content; ValueError when it is no part entry."""
-    return decode_content(data[PART_HEAD.size :])[0]
+    if len(data) <= PART_HEAD.size:
+        raise ValueError("not a part entry")
+    listed = PART_HEAD.unpack_from(data)[3]
+    return decode_content(data[PART_HEAD.size + listed :])[0]
 
 
 def is_wide(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> bool:
@@ -170,21 +193,25 @@ def chart_entry(
     refs: list[tuple[str, str, float, float]] = []
     drawn: dict[str, bytes] = {}
     forms = PartForms(known, drawn)
+    pieces: set[str] = set()  # the counters' entries of the parts reused
     for plan in part_plans(game, chart, lang, width, height, first):
         identity = part_identity(game, chart, lang, width, plan)
         key = cache_key("chart-part", charts_fingerprint(), identity)
         data = drawn.get(key) or known(key)
         head = part_head(data) if data is not None else None
-        if head is None:
+        if data is not None and head is not None:
+            pieces.update(part_pieces(data))
+        else:
+            forms.shown = {}
             part = draw_part(game, chart, lang, width, plan, forms.piece)
             content = drawing_content(part.drawing, part.height, forms)
-            data = drawn[key] = part_entry(content, part.width, part.height)
+            data = drawn[key] = part_entry(content, part.width, part.height, list(forms.shown))
             head = part_head(data)
             assert head is not None  # just made
         part_width, part_height, digest = head
         refs.append((key, digest, part_width, part_height))
     drawn.update((key, data) for key, data in measured.made.items() if key not in before)
-    blocks = sorted({*measured.asked[asked:], *forms.keys})  # kept with the entry
+    blocks = sorted({*measured.asked[asked:], *forms.keys, *pieces})  # kept with the entry
     return marshal.dumps((wide, refs, blocks)), drawn
 
 
@@ -372,13 +399,19 @@ def charts_document(
     pdf = PdfDocument()
     if cache is not None:
         pdf.kept_fonts, pdf.keep_font = cache.get, cache.put
-    for sheet in sheets:
-        shown = [placed[where.group][where.box] for where in sheet.placed]
-        charts_only = [item for item in shown if not isinstance(item, Picture)]
-        if cache is not None and len(charts_only) == len(shown):
-            _kept_page(pdf, sheet, charts_only, options, parts, cache)
-        else:
-            _add_page(pdf, sheet, shown, options, parts, cache)
+    pages = [[placed[where.group][where.box] for where in sheet.placed] for sheet in sheets]
+    number = 0
+    while number < len(sheets):
+        if cache is None or not _charts_only(pages[number]):
+            _add_page(pdf, sheets[number], pages[number], options, parts, cache)
+            number += 1
+            continue
+        end = number + 1  # the run: up to a picture's page or the next multiple of RUN_PAGES
+        while end < len(sheets) and end % RUN_PAGES and _charts_only(pages[end]):
+            end += 1
+        shown = [cast(list[Shown], page) for page in pages[number:end]]
+        _kept_pages(pdf, sheets[number:end], shown, options, parts, cache)
+        number = end
     title = tr("{title} — charts", options.lang, title=game.game.title.get(options.lang))
     return pdf.write({"Title": title, "Author": "countermix", "Creator": "countermix"})
 
@@ -408,44 +441,111 @@ def _completed(
     return [*contents, *(item for item in shown if isinstance(item, Picture))]
 
 
-def _kept_page(
+RUN_PAGES = 16
+"""Pages of chart parts kept together as one cache entry (see _kept_pages), in runs that
+start at page numbers that are multiples of it (a page that changes changes its run only)."""
+
+
+def _charts_only(shown: list[Shown | Picture]) -> bool:
+    return not any(isinstance(item, Picture) for item in shown)
+
+
+def _kept_pages(
     pdf: PdfDocument,
-    sheet: Sheet,
-    shown: list[Shown],
+    sheets: list[Sheet],
+    shown: list[list[Shown]],
     options: SheetOptions,
     parts: Lookup,
     cache: RenderCache,
 ) -> None:
-    """A page of chart parts, read back from `cache` when it was made before in a document in
-    the same state, else made and kept."""
+    """Consecutive pages of chart parts, read back from `cache` in one piece when they were
+    made before in a document in the same state (one key, one entry read and decoded for up
+    to RUN_PAGES pages: a large game's charts.pdf is hundreds of pages, nearly all unchanged),
+    else page by page (_kept_page), and kept together again. The run's entry names the
+    pages' own entries, kept as long as it is (a page of the run that changes later is made
+    again alone)."""
+    looks = [_page_look(sheet, page, options) for sheet, page in zip(sheets, shown, strict=True)]
+    state = (pdf.next_number, pdf.font_numbers())
+    key = cache_key("chart-pages", charts_fingerprint(), PageRun.FORMAT, looks, state)
+    runs, keys = _read_pages(cache.get(key), len(sheets))
+    done = pdf.replay_pages(runs)
+    if done == len(sheets):
+        cache.keep(keys)
+        return
+    made = runs[:done]
+    for sheet, page, look in zip(sheets[done:], shown[done:], looks[done:], strict=True):
+        made.append(_kept_page(pdf, sheet, page, look, options, parts, cache))
+    keys = [_page_key(look, state) for look, state in zip(looks, _states(made), strict=True)]
+    cache.put(key, marshal.dumps((tuple(keys), tuple(run.values() for run in made))))
+
+
+def _read_pages(data: bytes | None, count: int) -> tuple[list[PageRun], list[str]]:
+    """A run of `count` pages kept by _kept_pages and its pages' keys; none when there is no
+    entry or it is damaged."""
+    if data is None:
+        return [], []
+    try:
+        keys, values = marshal.loads(data)
+        runs = list(map(PageRun.from_values, values))
+    except (EOFError, TypeError, ValueError):
+        return [], []
+    if len(runs) != count or len(keys) != count or not all(type(k) is str for k in keys):
+        return [], []
+    return runs, list(keys)
+
+
+PageLook = tuple[tuple[float, float], str | None, str, list[tuple[object, ...]]]
+"""What a page of chart parts shows: its size, its aid card's title, the language and each
+part's form name, size and place."""
+
+
+def _page_look(sheet: Sheet, shown: list[Shown], options: SheetOptions) -> PageLook:
     heading = sheet.heading.get(options.lang) if sheet.heading is not None else None
-    size = sheet.size(options.page_pt)
-    where = [
+    where: list[tuple[object, ...]] = [
         (name, ref.width, ref.height, place.x, place.y, place.scale)
         for (name, ref), place in zip(shown, sheet.placed, strict=True)
     ]
-    state = (pdf.next_number, pdf.font_numbers())
-    key = cache_key(
-        "chart-page",
-        charts_fingerprint(),
-        PageRun.FORMAT,
-        size,
-        heading,
-        options.lang,
-        where,
-        state,
+    return sheet.size(options.page_pt), heading, options.lang, where
+
+
+def _states(runs: list[PageRun]) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
+    """The document's state before each page of a run (its next object number and fonts)."""
+    return [(run.start, run.fonts_before) for run in runs]
+
+
+def _page_key(look: PageLook, state: tuple[int, tuple[tuple[str, int], ...]]) -> str:
+    size, heading, lang, where = look
+    return cache_key(
+        "chart-page", charts_fingerprint(), PageRun.FORMAT, size, heading, lang, where, state
     )
+
+
+def _kept_page(
+    pdf: PdfDocument,
+    sheet: Sheet,
+    shown: list[Shown],
+    look: PageLook,
+    options: SheetOptions,
+    parts: Lookup,
+    cache: RenderCache,
+) -> PageRun:
+    """A page of chart parts, read back from `cache` when it was made before in a document in
+    the same state, else made and kept; what it added."""
+    key = _page_key(look, (pdf.next_number, pdf.font_numbers()))
     data = cache.get(key)
     if data is not None:
         try:
-            if pdf.replay_page(PageRun.decode(data)):
-                return
+            run = PageRun.decode(data)
+            if pdf.replay_page(run):
+                return run
         except ValueError:
             pass  # damaged: made again
     canvas = _page_canvas(sheet, options)
     for (name, ref), place in zip(shown, sheet.placed, strict=True):
         _show(canvas, name, _content(parts, ref), ref, place)
-    cache.put(key, pdf.record_page(size, canvas.content()).encode())
+    run = pdf.record_page(look[0], canvas.content())
+    cache.put(key, run.encode())
+    return run
 
 
 def _add_page(

@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import accumulate, chain, repeat
-from typing import Any
+from typing import Any, cast
 
 from compiler.backends.art.fonts import ALL_FONTS, FontFile, metrics
 from compiler.backends.pdf import fonts as pdffonts
@@ -129,7 +129,11 @@ class PageRun:
 
     def encode(self) -> bytes:
         """The run as cache bytes."""
-        return marshal.dumps(tuple(getattr(self, f.name) for f in fields(self)))
+        return marshal.dumps(self.values())
+
+    def values(self) -> tuple[Any, ...]:
+        """The run's fields as plain values (marshal), in order: see from_values."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     @classmethod
     def decode(cls, data: bytes) -> PageRun:
@@ -137,8 +141,17 @@ class PageRun:
         try:
             with no_cyclic_gc():
                 values = marshal.loads(data)
-            run = cls(*values)
         except (EOFError, TypeError, ValueError) as err:
+            raise ValueError("not a cached page") from err
+        return cls.from_values(values)
+
+    @classmethod
+    def from_values(cls, values: object) -> PageRun:
+        """The inverse of values (read back with other pages' in one piece: a kept run of
+        pages); ValueError when they are not a page's."""
+        try:
+            run = cls(*cast(tuple[Any, ...], values))
+        except TypeError as err:
             raise ValueError("not a cached page") from err
         if not _whole_run(run):
             raise ValueError("not a cached page")
@@ -462,6 +475,15 @@ class PdfDocument:
             self.pages[-1].number,
             _unique_chars(chars),
         )
+
+    def replay_pages(self, runs: Sequence[PageRun]) -> int:
+        """replay_page of each run in turn, up to the first that is not of this document's
+        state: how many pages were added (a run of pages kept together, read back in one
+        piece)."""
+        for done, run in enumerate(runs):
+            if not self.replay_page(run):
+                return done
+        return len(runs)
 
     def replay_page(self, run: PageRun) -> bool:
         """Add again a page recorded by record_page, when this document is in the state it
