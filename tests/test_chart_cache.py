@@ -102,7 +102,8 @@ def test_a_page_size_is_part_of_the_key(mini: Path, tmp_path: Path, drawn: list[
     pack = RenderCache(cache)
     pdf, _pngs = render_charts(data, letter, pack)
     assert drawn == []
-    assert pack.misses == 5 + 5 + 1 + 1 + 1  # each chart's entry and its one part, the PDF,
+    assert pack.misses == 5 + 5 + 2 + 1 + 1  # each chart's entry and its one part, the PDF
+    # (its page of charts and that page's run, see printed._kept_pages),
     # the setup card's scenario picture and its board's printed image (their size on the page
     # depends on the paper; the faces on the picture are read back, the same on any paper)
     assert pdf == charts_build._pdf(data, letter)

@@ -95,17 +95,35 @@ def test_the_key_changes_with_a_piece_s_look(game: GameData) -> None:
 
 
 def test_a_tab_shares_its_rows_looks_with_its_chart(game: GameData) -> None:
-    """The module's tabs of a chart are keyed from the looks its rows were given once."""
+    """The module's tabs of a chart are keyed from the looks of the pieces worked out once
+    (RowLooks.shown: no row's look spelled out), the same keys as rows looked at afresh."""
     rows = RowLooks(game)
     charts = all_charts(game, "en")
     for chart in game.aids:
         chart_key(game, chart, "en", rows)
-    seen = dict(rows.found)
+    seen = dict(rows.pieces)
+    assert seen  # the orders of battle show pieces
     for tab in charts:
         chart_key(game, tab, "en", rows)
+    assert rows.pieces == seen and rows.found == {}
     tabs = [tab for chart in game.aids for tab in paged(chart)]
-    assert all(id(row) in seen for tab in tabs for row in tab.rows)
     assert all(chart_key(game, tab, "en") == chart_key(game, fresh(tab), "en") for tab in tabs)
+
+
+def test_where_pieces_are_is_part_of_the_key(game: GameData) -> None:
+    """The same pieces in other rows (each row's own digest names its pieces, the count per
+    row is in the key too) key the chart anew."""
+    chart = with_pieces(game)
+    first, second = chart.rows[0], chart.rows[1]
+    moved = replace(
+        chart,
+        rows=(
+            replace(first, pieces=first.pieces + second.pieces),
+            replace(second, pieces=()),
+            *chart.rows[2:],
+        ),
+    )
+    assert chart_key(game, moved, "en") != chart_key(game, chart, "en")
 
 
 def test_a_missing_piece_is_part_of_the_key(game: GameData) -> None:

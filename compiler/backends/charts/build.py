@@ -3,7 +3,6 @@ the module."""
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -139,9 +138,8 @@ def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = N
     the game's unit faces are drawn with when a row shows pieces (RowLooks.kin) and the
     code."""
     looks = rows or RowLooks(game)
-    joined = ";".join(looks.looks(chart.rows))
-    shown = hashlib.sha256(joined.encode("ascii")).hexdigest()
-    kin = looks.kin() if ":" in joined else ""  # a row's look has a ":" when it shows pieces
+    shown, with_pieces = looks.shown(chart.rows)
+    kin = looks.kin() if with_pieces else ""
     head = looks.head(chart)
     return cache_key("chart", charts_fingerprint(), lang, head, looks.terrain(), kin, shown)
 

@@ -37,7 +37,7 @@ from compiler.gcpause import no_cyclic_gc
 from compiler.i18n import N_, catalogue_fingerprint, tr
 from compiler.model.charts import Chart, Row
 from compiler.model.common import Text as Label
-from compiler.model.digests import DIGEST_LENGTH, content_digest, content_digests
+from compiler.model.digests import content_digest, content_digests
 from compiler.model.gamedata import GameData
 
 FONT = 9.0  # points
@@ -266,6 +266,24 @@ class RowLooks:
             hit[1] if hit is not None and hit[0] is row else self._look(row)
             for row, hit in zip(rows, hits, strict=True)
         ]
+
+    def shown(self, rows: Sequence[Row]) -> tuple[str, bool]:
+        """A digest of the looks of `rows` (see look: each row's content digest, then its
+        pieces' units' content digests, in order), and whether a row shows pieces; worked out
+        in passes that stay in C over the rows' digests and pieces without spelling out each
+        row's look (a large game's charts are some 19,000 rows, each a string joined, a tuple
+        and an entry of `found` made for its look: most of a warm build's chart keys)."""
+        pieces = list(map(_PIECES, rows))
+        parts = [";".join(content_digests(rows))]
+        if any(pieces):
+            refs = list(chain.from_iterable(pieces))
+            known = self.pieces
+            new = set(refs).difference(known)
+            if new:
+                self._pieces(list(new))
+            parts += [",".join(map(str, map(len, pieces))), ";".join(map(known.__getitem__, refs))]
+        digest = hashlib.sha256("|".join(parts).encode("ascii")).hexdigest()
+        return digest, len(parts) > 1
 
     def _looks(self, rows: Sequence[Row]) -> list[str]:
         """The looks of rows not seen before, worked out (see look), in passes that stay in C
@@ -649,15 +667,10 @@ def _blocks(
     return blocks
 
 
-_DIGEST_PART = slice(0, DIGEST_LENGTH)
-"""A row's look's first part: the row's own content digest."""
-
-
 def _new_blocks(
     game: GameData, chart: Chart, lang: str, header: list[str], with_pieces: bool
 ) -> list[Block]:
-    looks = row_looks(game).looks(chart.rows)
-    digests: list[str] = list(map(operator.getitem, looks, repeat(_DIGEST_PART)))
+    digests = content_digests(chart.rows)  # each row's look's first part (RowLooks.look)
     shape = f"{len(header)}:{with_pieces}:"
     found: list[Block] = []
     for start in range(0, len(chart.rows) + 1, BLOCK):
