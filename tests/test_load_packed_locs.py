@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from compiler.load.game import read_file
 from compiler.load.keptread import KeptRecords
 from compiler.load.records import pickled, unpickled
-from compiler.model.common import PackedLocs
+from compiler.model.common import PackedLocs, Text
 from compiler.model.units import Unit
 
 UNITS = "unit_types:\n  - {id: infantry, name: Infantry, symbol: infantry}\nunits:\n" + "".join(
@@ -77,3 +78,43 @@ def test_damaged_packed_positions_read_as_nothing_kept() -> None:
         PackedLocs(("id", "name"), bytes(8))
     odd = PackedLocs((1,), bytes(8))  # type: ignore[arg-type]
     assert dict(odd) == {} and odd.get("id") is None  # damaged names: no positions
+
+
+def test_a_location_read_back_is_a_location() -> None:
+    """A record's place is pickled as its values and made again by tuple.__new__ (no Python
+    call): the same Location, of the same class, equal and with the same fields."""
+    from compiler.diagnostics import Location
+
+    unit = Unit(id="u", name=Text("U"), side="a", type="inf", loc=Location("units.yaml", 3, 5))
+    back = unpickled(pickled((unit,)))
+    assert isinstance(back, tuple)
+    assert type(back[0].loc) is Location and back[0].loc == unit.loc
+    assert back[0].loc.path == "units.yaml" and back[0].loc.line == 3 and back[0].loc.column == 5
+    assert str(back[0].loc).endswith("units.yaml:3:5")
+
+
+def test_equal_values_are_shared_only_when_the_same_in_every_way() -> None:
+    """Records of one pickle share a Text or a mapping of plain values equal to one written
+    before (fewer objects to make again), but never one that differs in type (1, 1.0, True),
+    sign (0.0, -0.0) or order of keys: each reads back as it was written."""
+    fronts: list[dict[str, int | float]] = [
+        {"strength": 1, "movement": 4},
+        {"strength": 1, "movement": 4},
+        {"strength": True, "movement": 4},
+        {"strength": 1.0, "movement": 4},
+        {"movement": 4, "strength": 1},
+        {"strength": -0.0},
+        {"strength": 0.0},
+    ]
+    units = tuple(
+        Unit(id=f"u-{n}", name=Text("Same"), side="a", type="inf", front=MappingProxyType(front))
+        for n, front in enumerate(fronts)
+    )
+    back = unpickled(pickled(units))
+    assert isinstance(back, tuple) and back == units
+    for read, unit in zip(back, units, strict=True):
+        assert list(read.front.items()) == list(unit.front.items())
+        assert [type(v) for v in read.front.values()] == [type(v) for v in unit.front.values()]
+        assert repr(read.front) == repr(unit.front) and repr(read) == repr(unit)
+    assert back[0].front is back[1].front and back[0].name is back[1].name
+    assert len({id(read.front) for read in back}) == len(fronts) - 1

@@ -20,15 +20,16 @@ import struct
 import sys
 import zlib
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
-from types import CodeType, FunctionType, MappingProxyType, MemberDescriptorType
+from types import CellType, CodeType, FunctionType, MappingProxyType, MemberDescriptorType
 from typing import Any, ClassVar
 
 import yaml
 
+from compiler.diagnostics import Location
 from compiler.load.nodes import _Loader
-from compiler.model.common import PackedLocs
+from compiler.model.common import PackedLocs, Text
 
 Reduction = tuple[Callable[..., object], tuple[Any, ...]]
 """What a pickler writes for an object: the function that makes it again, and its arguments."""
@@ -39,7 +40,10 @@ def pickled(record: object) -> bytes:
     kept = io.BytesIO()
     pickler = pickle.Pickler(kept, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _reductions()
-    pickler.dump(record)
+    try:
+        pickler.dump(record)
+    finally:
+        _EQUALS.clear()
     return kept.getvalue()
 
 
@@ -75,9 +79,17 @@ def _reduce_record(made: object) -> Reduction:
     cls: type = type(made)
     names = _field_names(cls)
     return _makers()[cls], tuple(
-        _packed(getattr(made, name)) if name == "locs" else _shared(getattr(made, name))
+        _packed(getattr(made, name)) if name == "locs" else _field(getattr(made, name))
         for name in names
     )
+
+
+def _field(value: Any) -> Any:
+    """A record's field as it is pickled: its value shared (see _shared), and so is each
+    item of a tuple (a row's cells)."""
+    if type(value) is tuple and value:
+        return tuple(map(_shared, value))
+    return _shared(value)
 
 
 def _packed(locs: Any) -> Any:
@@ -106,17 +118,66 @@ SHARED_LENGTH = 40
 
 
 def _shared(value: Any) -> Any:
-    """A short text as the one object of its value (sys.intern), anything else as it is: the
-    pickler writes an object it has written before as a reference to it, so the same keys
-    (`front.strength`), ids and names in thousands of records are written, and made again
-    when read back, once per pickle (a quarter less to read back at 8,000 counters)."""
-    if type(value) is str and len(value) <= SHARED_LENGTH:
-        return sys.intern(value)
+    """A short text as the one object of its value (sys.intern), a Text or a read-only
+    mapping of plain values as the first one of its value in this pickle (see _equal),
+    anything else as it is: the pickler writes an object it has written before as a reference
+    to it, so the same keys (`front.strength`), ids and names in thousands of records are
+    written, and made again when read back, once per pickle (a quarter less to read back at
+    8,000 counters); so are the front values most units of a run share, and the formation's
+    name in the rows of an order of battle (a third fewer objects to make again)."""
+    kind = type(value)
+    if kind is str:
+        return sys.intern(value) if len(value) <= SHARED_LENGTH else value
+    if kind is Text or kind is MappingProxyType:
+        return _equal(value)
     return value
+
+
+_EQUALS: dict[tuple[object, ...], object] = {}
+"""The Texts and mappings written so far in the pickle being written, by their value (see
+_equal); emptied after each pickle."""
+PLAIN = frozenset({str, int, float, bool})
+"""The values a mapping shared by its value may hold (each told apart by its type and repr:
+1, 1.0 and True are equal keys of a dict, and 0.0 and -0.0 are equal floats)."""
+
+
+def _equal(value: Text | MappingProxyType[Any, Any]) -> object:
+    """The first object written in this pickle that is the same as `value` in every way the
+    model shows (the same type; the same texts; the same keys, in the same order, with values
+    of the same types and reprs), else `value`: records read back may share such objects,
+    which nothing changes (records and their mappings are read-only)."""
+    if isinstance(value, Text):  # (exactly a Text: see _shared)
+        en, ja = value.en, value.ja
+        if type(en) is not str or type(ja) is not str:
+            return value
+        key: tuple[object, ...] = (Text, en, ja)
+    else:
+        items = tuple(value.items())
+        if not {type(k) for k, _v in items} <= {str} or not {type(v) for _k, v in items} <= PLAIN:
+            return value
+        key = (MappingProxyType, *((k, type(v), repr(v)) for k, v in items))
+    return _EQUALS.setdefault(key, value)
 
 
 def _reduce_mapping(mapping: Mapping[Any, Any]) -> Reduction:
     return read_only, ({_shared(key): _shared(value) for key, value in mapping.items()},)
+
+
+def made_location(values: tuple[str, int, int]) -> Location:
+    """A record's place from its path, line and column: what a pickle names for each
+    Location (see _reduce_location); the unpickler makes it with MAKE_LOCATION instead."""
+    return MAKE_LOCATION(values)
+
+
+MAKE_LOCATION: Callable[[tuple[str, int, int]], Location] = partial(tuple.__new__, Location)
+"""A Location made from a tuple of its values without a Python call (tuple.__new__ of the
+class, which a C partial calls): a NamedTuple's own __new__ is Python code, one call per
+record read back (some 22,000 at a warm build of 8,000 counters). It runs no other code:
+the values are what the pickle holds, as they were when it was written."""
+
+
+def _reduce_location(location: Location) -> Reduction:
+    return made_location, ((location.path, location.line, location.column),)
 
 
 MAKER_PREFIX = "made_"
@@ -145,13 +206,14 @@ def _maker(
     cls: type, setters: tuple[Callable[[object, object], None], ...], name: str
 ) -> Callable[..., object]:
     """The maker of records of `cls` (see _makers), named `name`: the code of makers of as
-    many fields (see _maker_code), with this class and its setters as its keyword-only
-    defaults."""
-    count = len(setters)
-    code = _maker_code(count).replace(co_name=name, co_qualname=name)
-    maker = FunctionType(code, {"__name__": __name__}, name)
-    defaults: dict[str, object] = {f"_s{index}": setter for index, setter in enumerate(setters)}
-    maker.__kwdefaults__ = {"_new": object.__new__, "_cls": cls, **defaults}
+    many fields (see _maker_code), with this class and its setters in its closure (a
+    keyword-only default was looked up in a dict on every call: a tenth of what reading a
+    kept run back cost; a pickle can no more replace a closure's value than a default)."""
+    code = _maker_code(len(setters)).replace(co_name=name, co_qualname=name)
+    bound: dict[str, object] = {f"_s{index}": setter for index, setter in enumerate(setters)}
+    bound.update(_new=object.__new__, _cls=cls)
+    closure = tuple(CellType(bound[free]) for free in code.co_freevars)
+    maker = FunctionType(code, {"__name__": __name__}, name, None, closure)
     maker.__module__ = __name__
     maker.made_class = cls  # type: ignore[attr-defined]  # which class it makes (see _makers)
     return maker
@@ -160,19 +222,22 @@ def _maker(
 @cache
 def _maker_code(count: int) -> CodeType:
     """The code of a maker of records of `count` fields: it makes the record (`_new(_cls)`)
-    and sets each slot (`_s0(made, v0)` ...) in straight-line code. It is the same for every
-    class of as many fields, so it is compiled once per count (19 for the model's 68 classes:
-    compiling each class's own cost 0.04-0.06 s of every process's start)."""
-    values = ", ".join([*(f"v{index}" for index in range(count)), "*"])
+    and sets each slot (`_s0(made, v0)` ...) in straight-line code, `_new`, `_cls` and the
+    setters being free variables (see _maker). It is the same for every class of as many
+    fields, so it is compiled once per count (19 for the model's 68 classes: compiling each
+    class's own cost 0.04-0.06 s of every process's start)."""
+    values = ", ".join(f"v{index}" for index in range(count))
     bound = "".join(f", _s{index}" for index in range(count))
-    body = "".join(f"    _s{index}(made, v{index})\n" for index in range(count))
+    body = "".join(f"        _s{index}(made, v{index})\n" for index in range(count))
     source = (
-        f"def maker({values}, _new, _cls{bound}):\n    made = _new(_cls)\n{body}    return made\n"
+        f"def outer(_new, _cls{bound}):\n    def maker({values}):\n"
+        f"        made = _new(_cls)\n{body}        return made\n    return maker\n"
     )
     from compiler.dataclasscode import kept_code  # kept between processes, like a .pyc
 
     module = kept_code(source)
-    return next(const for const in module.co_consts if isinstance(const, CodeType))
+    outer = next(const for const in module.co_consts if isinstance(const, CodeType))
+    return next(const for const in outer.co_consts if isinstance(const, CodeType))
 
 
 def _maker_named(name: str) -> Callable[..., object] | None:
@@ -223,7 +288,10 @@ def _setters() -> dict[type, tuple[Callable[[object, object], None], ...]]:
 @cache
 def _reductions() -> dict[type, Callable[[Any], Reduction]]:
     """How the pickler writes the model's read-only mappings and its records with slots."""
-    table: dict[type, Callable[[Any], Reduction]] = {MappingProxyType: _reduce_mapping}
+    table: dict[type, Callable[[Any], Reduction]] = {
+        MappingProxyType: _reduce_mapping,
+        Location: _reduce_location,
+    }
     table.update(dict.fromkeys(_makers(), _reduce_record))
     return table
 
@@ -254,6 +322,8 @@ class _RecordUnpickler(pickle.Unpickler):
                 # the type itself, not the function: the same mapping made without a
                 # Python call (a warm load reads back some 14,000 at 8,000 counters)
                 return MappingProxyType
+        if module == __name__ and name == made_location.__name__:
+            return MAKE_LOCATION
         maker = _maker_named(name) if module == __name__ else None
         if maker is not None:
             return maker
