@@ -342,9 +342,10 @@ def test_a_kept_record_asking_for_a_huge_object_is_nothing_kept() -> None:
 
 
 def test_each_record_class_is_made_again_by_its_own_maker() -> None:
-    """The makers share their code by number of fields (compiler.load.records._maker_code):
-    each still makes its own class, its fields in order, and takes exactly one value per
-    field (a kept record with a value too few or too many reads as nothing kept)."""
+    """Each maker (compiler.load.records._makers: most make the record as its twin, whose
+    attributes can be set, then make it one of its class) makes its own class, its fields in
+    order, and takes exactly one value per field (a kept record with a value too few or too
+    many reads as nothing kept); the record made is as frozen as one made by its class."""
     makers = records._makers()
     assert makers and len({maker.__name__ for maker in makers.values()}) == len(makers)
     for cls, maker in makers.items():
@@ -356,6 +357,9 @@ def test_each_record_class_is_made_again_by_its_own_maker() -> None:
             maker(*names, "one too many")
         with pytest.raises(TypeError):
             maker(*names[:-1])
+        if names and "__setattr__" in vars(cls):  # a frozen dataclass's
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(made, names[-1], "changed")
     text = Text("en", "ja")
     data = pickled(text)
     assert unpickled(data) == text

@@ -196,10 +196,64 @@ def _makers() -> dict[type, Callable[..., object]]:
     found: dict[type, Callable[..., object]] = {}
     for cls, setters in _setters().items():
         name = f"{MAKER_PREFIX}{cls.__module__.rsplit('.', 1)[-1]}_{cls.__name__}"
-        maker = globals().setdefault(name, _maker(cls, setters, name))
+        made = _twin_maker(cls, name) or _maker(cls, setters, name)
+        maker = globals().setdefault(name, made)
         if getattr(maker, "made_class", None) is cls:
             found[cls] = maker
     return found
+
+
+def _twin_maker(cls: type, name: str) -> Callable[..., object] | None:
+    """The maker of records of `cls` (see _makers), named `name`, that makes the record as
+    one of its twin (see _twin), sets each field as an attribute (which Python does in the
+    bytecode, without a call: a setter's call cost three times as much) and then makes it a
+    record of `cls`; None when `cls` has no twin or the maker does not make its records
+    (then _maker's is used)."""
+    twin = _twin(cls)
+    if twin is None:
+        return None
+    fields = _field_names(cls)
+    values = ", ".join(f"v{index}" for index in range(len(fields)))
+    body = "".join(f"        made.{field} = v{index}\n" for index, field in enumerate(fields))
+    source = (
+        f"def outer(_new, _twin, _cls):\n    def maker({values}):\n"
+        f"        made = _new(_twin)\n{body}        made.__class__ = _cls\n"
+        "        return made\n    return maker\n"
+    )
+    from compiler.dataclasscode import kept_code  # kept between processes, like a .pyc
+
+    outer = next(c for c in kept_code(source).co_consts if isinstance(c, CodeType))
+    code = next(c for c in outer.co_consts if isinstance(c, CodeType))
+    code = code.replace(co_name=name, co_qualname=name)
+    bound = {"_new": object.__new__, "_twin": twin, "_cls": cls}
+    closure = tuple(CellType(bound[free]) for free in code.co_freevars)
+    maker = FunctionType(code, {"__name__": __name__}, name, None, closure)
+    try:
+        made = maker(*fields)
+    except TypeError:  # "__class__ assignment: ... object layout differs"
+        return None
+    if type(made) is not cls or [getattr(made, field) for field in fields] != list(fields):
+        return None
+    maker.__module__ = __name__
+    maker.made_class = cls  # type: ignore[attr-defined]  # which class it makes (see _makers)
+    return maker
+
+
+def _twin(cls: type) -> type | None:
+    """A class of the same layout as `cls` (the same base, the same slots added) whose
+    attributes can be set (a frozen dataclass's __setattr__ refuses): an object made as one
+    and given its fields can be made one of `cls` by setting its __class__. None for a class
+    without one base and its own slots."""
+    own = cls.__dict__.get("__slots__")
+    if len(cls.__bases__) != 1 or type(own) is not tuple or "__dict__" in own:
+        return None
+    namespace = {
+        "__slots__": own,
+        "__setattr__": object.__setattr__,
+        "__delattr__": object.__delattr__,
+        "__module__": __name__,
+    }
+    return type(f"_Twin{cls.__name__}", cls.__bases__, namespace)
 
 
 def _maker(
