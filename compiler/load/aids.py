@@ -300,10 +300,12 @@ class _KeptRows:
         call = self.calls[side] = self.calls.get(side, 0) + 1
         parts: list[str] = []
         every = _shown(units, formation_of)
+        # what json.dumps([side, call, number]) writes, the side's part quoted once
+        head = json.dumps([side, call])[:-1]
         for number, start in enumerate(range(0, len(units), RUN_UNITS)):
             group = units[start : start + RUN_UNITS]
             shown = every[start : start + RUN_UNITS]
-            where = json.dumps([side, call, number]).encode("utf-8")
+            where = f"{head}, {number}]".encode()
             key = hashlib.sha256(self.seed + where).digest()
             check = hashlib.sha256(self.seed + where + "\n".join(shown).encode("ascii")).digest()
             parts.append(self.run(key, check, group, shown, formation_of, write))
