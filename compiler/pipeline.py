@@ -637,7 +637,8 @@ def face_findings(
     from compiler.backends.sheets.runs import unit_runs
 
     record = None if cache is None else cache / LAYOUT_NOTES
-    notes = _FaceNotes(read_layout_notes(record), counted)
+    known, added = _read_layout_notes(record)
+    notes = _FaceNotes(known, counted)
     runs = unit_runs(game)
     counters, blocks = counter_runs(game, lang), block_runs(game, lang)  # (the sheets' runs:
     try:  # a run listed here is not listed again)
@@ -652,7 +653,7 @@ def face_findings(
     except _Undrawable as err:
         return [_art_error(game, err.piece_id, err.error)]
     if record is not None and notes.made:
-        _write_layout_notes(record, notes.kept())
+        _write_layout_notes(record, notes.kept(), known, added)
     counted(notes.faces)
     return overflow_findings(game, notes.notes)
 
@@ -794,11 +795,17 @@ def read_layout_notes(record: Path | None) -> dict[str, tuple[str, ...]]:
     """Face identity → its layout notes, as the last build that laid out a face kept them:
     empty when there is no record, or it is damaged, of another shape, or written by another
     renderer (its fingerprint differs: every face may lay out differently now)."""
-    from compiler.backends.keptrecord import read_record
+    return _read_layout_notes(record)[0]
+
+
+def _read_layout_notes(record: Path | None) -> tuple[dict[str, tuple[str, ...]], int]:
+    """read_layout_notes, and how many bytes of the record were added to it since it was
+    last written whole (see _write_layout_notes)."""
+    from compiler.backends.keptrecord import read_appended
     from compiler.backends.rendercache import renderer_fingerprint
 
-    notes = read_record(record, (LAYOUT_NOTES_FORMAT, renderer_fingerprint()))
-    return notes if _is_notes(notes) else {}
+    notes, added = read_appended(record, (LAYOUT_NOTES_FORMAT, renderer_fingerprint()))
+    return (notes, added) if _is_notes(notes) else ({}, 0)
 
 
 def _is_notes(notes: object) -> TypeGuard[dict[str, tuple[str, ...]]]:
@@ -828,13 +835,38 @@ def _kept_notes(
     return kept
 
 
-def _write_layout_notes(record: Path, notes: dict[str, tuple[str, ...]]) -> None:
-    """The record written whole (compiler.backends.keptrecord); the per-face pack an older
-    build kept the notes in is removed."""
-    from compiler.backends.keptrecord import write_record
+MOST_ADDED = 1 << 16
+"""Bytes added to the layout notes' record at most before it is written whole again, unless
+the record itself is larger (see _write_layout_notes)."""
+
+
+def _write_layout_notes(
+    record: Path,
+    notes: dict[str, tuple[str, ...]],
+    known: dict[str, tuple[str, ...]] | None = None,
+    added: int = 0,
+) -> None:
+    """The record as `notes` say (compiler.backends.keptrecord). With `known` (what the
+    record held) and `added` (the bytes added to it since it was written whole), when `notes`
+    keep all it held: only the notes that are new or changed, added at its end (a warm build
+    that changed one unit wrote the 1.3 MB record of 8,000 counters again), while what was
+    added stays below the record's own size (and MOST_ADDED); else written whole, and the
+    per-face pack an older build kept the notes in is removed."""
+    from compiler.backends.keptrecord import append_record, write_record
     from compiler.backends.rendercache import renderer_fingerprint
 
-    if write_record(record, (LAYOUT_NOTES_FORMAT, renderer_fingerprint()), notes):
+    tag = (LAYOUT_NOTES_FORMAT, renderer_fingerprint())
+    if known and known.keys() <= notes.keys():
+        changed = {key: value for key, value in notes.items() if known.get(key) != value}
+        if not changed:
+            return
+        try:
+            size = record.stat().st_size
+        except OSError:
+            size = 0
+        if added < max(size - added, MOST_ADDED) and append_record(record, tag, changed):
+            return
+    if write_record(record, tag, notes):
         for name in _OLD_LAYOUT_NOTES:
             (record.parent / name).unlink(missing_ok=True)
 

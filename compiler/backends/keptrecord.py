@@ -8,6 +8,7 @@ made again."""
 
 from __future__ import annotations
 
+import io
 import marshal
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,6 +31,44 @@ def read_record(record: Path | None, tag: tuple[str, ...]) -> object | None:
         return None
     payload: object = read[1]
     return payload
+
+
+def read_appended(record: Path | None, tag: tuple[str, ...]) -> tuple[dict[Any, Any] | None, int]:
+    """The payload of a record whose payload is a dict, written by `write_record` and then
+    added to by `append_record`: each part's dict over the ones before; and how many bytes
+    of the file the parts added hold. (None, 0) when there is none, or a part is damaged, cut
+    short, of another shape or under another tag (the whole record is then no record)."""
+    if record is None:
+        return None, 0
+    try:
+        data = record.read_bytes()
+    except OSError:
+        return None, 0
+    stream, merged, first = io.BytesIO(data), {}, 0
+    try:
+        while stream.tell() < len(data):
+            read = marshal.load(stream)
+            if type(read) is not tuple or len(read) != 2 or read[0] != tag:
+                return None, 0
+            if type(read[1]) is not dict:
+                return None, 0
+            merged.update(read[1])
+            first = first or stream.tell()
+    except (EOFError, ValueError, TypeError):
+        return None, 0
+    return (merged, len(data) - first) if first else (None, 0)
+
+
+def append_record(record: Path, tag: tuple[str, ...], payload: dict[Any, Any]) -> bool:
+    """Add `payload` (the entries that are new or changed) at the end of a record that
+    `write_record` wrote under `tag` (see read_appended): a build that changed a few entries
+    writes those, not the whole record again; False when it cannot be written."""
+    try:
+        with record.open("ab") as file:  # one write, at the end
+            file.write(marshal.dumps((tag, payload)))
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def unmarshalled(data: bytes | None) -> object | None:
