@@ -35,6 +35,7 @@ from compiler.backends.vassal.buildfile import (
     discard_piles,
     image_names,
     moduledata,
+    record_token,
     turn_zone,
 )
 from compiler.backends.vassal.geometry import setup_point
@@ -42,6 +43,7 @@ from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.xml import node
 from compiler.model.common import is_number
 from compiler.model.scenarios import Scenario
+from compiler.model.units import Marker
 from compiler.rules.context import scenario_view
 from compiler.rules.placed import Placement
 
@@ -203,20 +205,29 @@ def _saved_piece(
         return enc.add_piece(traits, piece_id)
 
     record = _record_key(plan, placement)
-    return SavedPiece(("saved", *record, placement.face, values, at, piece_id), make)
+    return SavedPiece(("saved-1", record, placement.face, values, at, piece_id), make)
 
 
-def _record_key(plan: ModulePlan, placement: Placement) -> tuple[object, ...]:
+def _record_key(plan: ModulePlan, placement: Placement) -> str:
     """What decides a placed piece beyond the placement: its kind, the identity of its record
-    (unit or marker), its images and its gpid."""
+    (unit or marker), its images and its gpid, as one text (`ModulePlan.record_tokens`: a
+    unit's worked out for every unit at once, a marker's once per build)."""
     if placement.marker is not None:
-        marker = placement.marker
-        images, gpid = plan.marker_images[marker.id], plan.gpids[f"marker:{marker.id}"]
-        return "marker", marker_identity(plan.game, marker), *image_names(images), gpid
+        return _marker_token(plan, placement.marker)
     unit = placement.unit
     assert unit is not None
-    images, gpid = plan.unit_images[unit.id], plan.gpids[f"unit:{unit.id}"]
-    return "unit", plan.identity(unit), *image_names(images), gpid
+    return plan.record_tokens[unit.id]
+
+
+def _marker_token(plan: ModulePlan, marker: Marker) -> str:
+    """A marker's record in a placed piece's key, as `record_tokens` writes a unit's."""
+    found = plan.marker_tokens.get(marker.id)
+    if found is None:
+        images, gpid = plan.marker_images[marker.id], plan.gpids[f"marker:{marker.id}"]
+        identity = marker_identity(plan.game, marker)
+        found = record_token("marker", identity, *image_names(images), gpid)
+        plan.marker_tokens[marker.id] = found
+    return found
 
 
 def _deck_commands(plan: ModulePlan, scenario: Scenario) -> list[str]:
