@@ -356,8 +356,7 @@ def _piece_texts(
     """The names of the pieces (their BasicPiece names) and their menu commands (in the
     pieces' texts, the tray slots' held by `slots` among them)."""
     game = plan.game
-    for unit in game.units:
-        texts.piece(unit.name.en, data_text(unit.name))
+    texts.pieces_of(list(map(_NAME, game.units)))
     for marker in game.markers.values():
         suffix = "" if marker.value is None else f" {marker.value:g}"
         texts.piece(marker.set.name.en + suffix, _joined(marker.set.name, suffix))
@@ -418,22 +417,23 @@ def _unit_slots(plan: ModulePlan, units: list[Unit], tokens: dict[str, str]) -> 
 
 def slot_tokens(plan: ModulePlan, units: list[Unit]) -> dict[str, str]:
     """Each unit's slot in `panel_token` (`slot_token` of `unit_slot`'s key and name), by
-    unit, worked out for all units at once in passes that stay in C (8,000 counters: 8,000
-    slots, each looked up in four tables)."""
+    unit, made from its `ModulePlan.record_tokens` (the same fields, which the set-up saves
+    worked out already: kind, identity, images, gpid) and its name's repr, in passes that
+    stay in C (8,000 counters: 8,000 slots)."""
     ids = list(map(_UNIT_ID, units))
-    identities = list(map(plan.unit_identities.get, ids))
-    if None in identities:  # not worked out by render_plan: one by one
-        identities = [plan.identity(unit) for unit in units]
-    images = list(map(plan.unit_images.__getitem__, ids))
-    fronts, backs, steps = (map(itemgetter(at), images) for at in range(3))
-    gpids = map(str, map(plan.gpids.__getitem__, map("unit:".__add__, ids)))
-    names = map(repr, map(_ENGLISH_NAME, units))
-    fields = zip(repeat("slot"), identities, fronts, backs, map("|".join, steps), gpids, names)
-    return dict(zip(ids, map("\x1f".join, fields), strict=True))
+    records = map(plan.record_tokens.__getitem__, ids)
+    tails = map(itemgetter(slice(_UNIT_KIND, None)), records)
+    names = map("\x1f".__add__, map(repr, map(_ENGLISH_NAME, units)))
+    return dict(zip(ids, map("slot".__add__, map(str.__add__, tails, names)), strict=True))
+
+
+_UNIT_KIND = len("unit")
+"""Where the fields after the kind start in a unit's record token (`record_token`)."""
 
 
 _UNIT_ID = attrgetter("id")
 _ENGLISH_NAME = attrgetter("name.en")
+_NAME = attrgetter("name")
 
 
 def _marker_slots(plan: ModulePlan, markers: list[Marker]) -> PanelPieces:

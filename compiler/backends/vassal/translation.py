@@ -40,9 +40,11 @@ written: where a text has no translation its key is left out, and VASSAL shows t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
+from operator import attrgetter
 
 from lxml import etree
 
@@ -94,6 +96,9 @@ class Translations:
 
     attributes: list[tuple[etree._Element, str, Localized]] = field(default_factory=list)
     pieces: list[tuple[str, Localized]] = field(default_factory=list)
+    data_pieces: list[Text] = field(default_factory=list)
+    """Texts of the data inside pieces (the units' names), keyed by their English: put
+    before `pieces` in a bundle (`pieces_of`)."""
 
     def attribute(self, element: etree._Element, attribute: str, text: Localized) -> None:
         """`element`'s `attribute` (its base text already set) reads `text(lang)` in `lang`."""
@@ -104,6 +109,12 @@ class Translations:
         if base:
             self.pieces.append((base, text))
 
+    def pieces_of(self, texts: Sequence[Text]) -> None:
+        """`piece(text.en, data_text(text))` of each text, given before any `piece` (a
+        bundle puts them first): kept as the texts, read in passes that stay in C (a module
+        of 8,000 counters names 8,000 units)."""
+        self.data_pieces.extend(texts)
+
     def bundle(self, lang: str) -> dict[str, str]:
         """Key -> text of every translatable text that has its own text in `lang`."""
         out: dict[str, str] = {}
@@ -112,11 +123,19 @@ class Translations:
             shown = text(lang)
             if base and shown and shown != base:
                 out.setdefault(component_key(element, attribute), shown)
+        bases = list(map(_ENGLISH, self.data_pieces))
+        own = map(attrgetter(lang), self.data_pieces) if lang in ("en", "ja") else repeat("")
+        for base, shown in zip(bases, own, strict=False):
+            if base and shown and shown != base:
+                out.setdefault(PIECE_PREFIX + base, shown)
         for base, text in self.pieces:
             shown = text(lang)
             if shown and shown != base:
                 out.setdefault(PIECE_PREFIX + base, shown)
         return out
+
+
+_ENGLISH = attrgetter("en")
 
 
 def _simple_name(tag: str) -> str:
