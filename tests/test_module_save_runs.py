@@ -65,3 +65,38 @@ def test_a_save_kept_whole_keeps_its_runs(
     warm = _build(mini, out)
     assert 1 <= len(made) <= 2
     assert warm == cold_module(mini, tmp_path)
+
+
+def test_record_tokens_are_each_units_record_token(mini: Path) -> None:
+    """The units' records in the placed pieces' keys, worked out for all units at once
+    (`ModulePlan.record_tokens`), are each unit's `record_token` worked out on its own, and
+    the trays' slot tokens are made of them (the same fields)."""
+    from compiler.backends.vassal.buildfile import image_names, record_token, slot_tokens
+    from compiler.backends.vassal.module import render_plan
+
+    game = game_with_aids(mini)
+    plan, _images = render_plan(game)
+    tokens = plan.record_tokens
+    assert set(tokens) == {unit.id for unit in game.units}
+    slots = slot_tokens(plan, list(game.units))
+    for unit in game.units:
+        images, gpid = plan.unit_images[unit.id], plan.gpids[f"unit:{unit.id}"]
+        one = record_token("unit", plan.identity(unit), *image_names(images), gpid)
+        assert tokens[unit.id] == one
+        assert slots[unit.id] == "slot" + one[len("unit") :] + "\x1f" + repr(unit.name.en)
+
+
+def test_a_units_edit_changes_its_placed_pieces(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unit whose record changed is placed anew in every save that places it (its record
+    token is in its pieces' keys); the warm module is the cold one."""
+    made = _pieces_made(monkeypatch)
+    out = tmp_path / "out"
+    _build(mini, out)
+    made.clear()
+    before, after = "front: {strength: 4, movement: 3}", "front: {strength: 5, movement: 3}"
+    replace_in(mini / "units.yaml", before, after)
+    warm = _build(mini, out)
+    assert set(made) == {"b-inf-1"}  # only the pieces placing the unit made again
+    assert warm == cold_module(mini, tmp_path)
