@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -238,3 +239,17 @@ class RecordingCache(RenderCache):
     def put(self, key: str, data: bytes) -> None:
         self.put_keys.append(key)
         super().put(key, data)
+
+
+def spy_on_parts_drawn(monkeypatch: pytest.MonkeyPatch, seen: list[str]) -> None:
+    """From here on, add to `seen` the id of each chart whose printed part is drawn (the real
+    part is still drawn, with the same arguments)."""
+    from compiler.backends.charts import printed
+    from compiler.backends.charts.table import Part, draw_part
+    from compiler.model.charts import Chart
+
+    def spy(game: GameData, chart: Chart, *rest: Any, **options: Any) -> Part:
+        seen.append(chart.id)
+        return draw_part(game, chart, *rest, **options)
+
+    monkeypatch.setattr(printed, "draw_part", spy)

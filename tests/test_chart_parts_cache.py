@@ -12,16 +12,10 @@ from pathlib import Path
 import pytest
 
 from compiler.backends.charts import build as charts_build
-from compiler.backends.charts import printed as charts_printed
 from compiler.backends.charts import table as charts_table
 from compiler.backends.charts.build import render_charts
 from compiler.backends.charts.table import (
     BLOCK,
-    Part,
-    PartPlan,
-    PieceSource,
-    draw_part,
-    piece_drawing,
 )
 from compiler.backends.charts.wrap import wrap
 from compiler.backends.rendercache import RenderCache
@@ -31,7 +25,7 @@ from compiler.load.game import load_game
 from compiler.model.charts import Chart, Column, Row
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
-from tests.conftest import replace_in
+from tests.conftest import replace_in, spy_on_parts_drawn
 
 ROWS = 4 * BLOCK
 CHANGED = 150
@@ -69,17 +63,6 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Parts drawn and texts wrapped, every job run in this process (so they are seen)."""
     seen = Spy()
 
-    def drawing(
-        game: GameData,
-        chart: Chart,
-        lang: str,
-        width: float,
-        plan: PartPlan,
-        pieces: PieceSource = piece_drawing,
-    ) -> Part:
-        seen.parts.append(chart.id)
-        return draw_part(game, chart, lang, width, plan, pieces)
-
     def wrapping(text: str, width: float, measure: Callable[[str], float]) -> list[str]:
         if text.startswith("Row "):
             seen.wrapped.append(text)
@@ -89,7 +72,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
         del minimum
         return [job() for job in jobs]
 
-    monkeypatch.setattr(charts_printed, "draw_part", drawing)
+    spy_on_parts_drawn(monkeypatch, seen.parts)
     monkeypatch.setattr(charts_table, "wrap", wrapping)
     monkeypatch.setattr(charts_build, "parallel_map", here)
     return seen

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from compiler.backends.charts import printed as charts_printed
 from compiler.backends.charts.build import _pdf, render_charts
 from compiler.backends.charts.printed import (
     UNDRAWN,
@@ -22,18 +21,12 @@ from compiler.backends.charts.printed import (
     sized_laid,
 )
 from compiler.backends.charts.table import (
-    Part,
-    PartPlan,
-    PieceSource,
-    draw_part,
     measures,
-    piece_drawing,
 )
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.sheets.options import SheetOptions
-from compiler.model.charts import Chart
 from compiler.model.gamedata import GameData
-from tests.conftest import game_with_aids, replace_in
+from tests.conftest import game_with_aids, replace_in, spy_on_parts_drawn
 from tests.test_chart_parts_cache import long_chart
 
 PAGES = {"a4": SheetOptions().page_pt, "letter": (612.0, 792.0), "a5": (420.0, 595.0)}
@@ -52,19 +45,7 @@ def _game(mini: Path) -> GameData:
 def parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ids of the charts whose printed parts were drawn since the last clear."""
     seen: list[str] = []
-
-    def drawing(
-        game: GameData,
-        chart: Chart,
-        lang: str,
-        width: float,
-        plan: PartPlan,
-        pieces: PieceSource = piece_drawing,
-    ) -> Part:
-        seen.append(chart.id)
-        return draw_part(game, chart, lang, width, plan, pieces)
-
-    monkeypatch.setattr(charts_printed, "draw_part", drawing)
+    spy_on_parts_drawn(monkeypatch, seen)
     return seen
 
 
