@@ -2,9 +2,10 @@
 it was written from (its format, the code's fingerprint, what every part shares) and its
 payload, marshalled (plain values only: reading one back runs no code).
 
-A record is read whole and written whole, atomically, only when it changed; one that is
-missing, damaged, of another shape or written under another tag is no record: what it kept is
-made again."""
+A record is written whole, atomically, only when it changed; a record whose payload is a dict
+may then be added to at its end (append_record) and is read back with its additions
+(read_appended). One that is missing, damaged, of another shape or written under another tag
+is no record: what it kept is made again."""
 
 from __future__ import annotations
 
@@ -15,22 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from compiler.backends.files import write_atomically
-
-
-def read_record(record: Path | None, tag: tuple[str, ...]) -> object | None:
-    """The payload of the record `write_record` wrote under the same `tag`; None when there
-    is none, or it is damaged, of another shape or under another tag (the caller checks the
-    payload's own shape)."""
-    if record is None:
-        return None
-    try:
-        read = marshal.loads(record.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if type(read) is not tuple or len(read) != 2 or read[0] != tag:
-        return None
-    payload: object = read[1]
-    return payload
 
 
 def read_appended(record: Path | None, tag: tuple[str, ...]) -> tuple[dict[Any, Any] | None, int]:
