@@ -6,6 +6,7 @@ changes (a cell, a piece's unit, the title, the terrain colours)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from compiler.backends.charts.table import RowLooks, part_identity, part_plans
 from compiler.load.aids import player_aids
 from compiler.load.game import load_game
 from compiler.model import digests
-from compiler.model.charts import Chart
+from compiler.model.charts import Chart, Row
 from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 from compiler.model.units import Unit
@@ -105,7 +106,7 @@ def test_a_tab_shares_its_rows_looks_with_its_chart(game: GameData) -> None:
     assert seen  # the orders of battle show pieces
     for tab in charts:
         chart_key(game, tab, "en", rows)
-    assert rows.pieces == seen and rows.found == {}
+    assert rows.pieces == seen
     tabs = [tab for chart in game.aids for tab in paged(chart)]
     assert all(chart_key(game, tab, "en") == chart_key(game, fresh(tab), "en") for tab in tabs)
 
@@ -134,9 +135,19 @@ def test_a_missing_piece_is_part_of_the_key(game: GameData) -> None:
     assert chart_key(game, missing, "en") != chart_key(game, other, "en")
 
 
+def one_by_one(game: GameData, rows: tuple[Row, ...]) -> RowLooks:
+    """Looks whose pieces were each looked up alone (RowLooks._piece), before any is looked up
+    together."""
+    looks = RowLooks(game)
+    for ref in chain.from_iterable(row.pieces for row in rows):
+        looks.piece(ref)
+    return looks
+
+
 def test_rows_looked_at_together_look_as_one_by_one(game: GameData) -> None:
-    """RowLooks.looks works out the rows it has not seen together: the same looks as `look`
-    gives row by row, a missing unit and a back side included, and each row remembered."""
+    """RowLooks.shown works out the pieces it has not seen together: the same digest as
+    with each piece looked up alone, a missing unit and a back side included, each piece
+    remembered; rows that show other pieces look different, equal rows the same."""
     chart = with_pieces(game)
     first, second = chart.rows[0], chart.rows[1]
     odd = (
@@ -146,22 +157,20 @@ def test_rows_looked_at_together_look_as_one_by_one(game: GameData) -> None:
     )
     rows = (*odd, *chart.rows, odd[0])
     together = RowLooks(game)
-    looks = together.looks(rows)
-    assert looks == [RowLooks(game).look(row) for row in rows]
-    assert all(
-        together.found[id(row)] == (row, look) for row, look in zip(rows, looks, strict=True)
-    )
-    assert len(set(looks[:3])) == 3 and looks[0] == looks[-1]
+    assert together.shown(rows) == one_by_one(game, rows).shown(rows)
+    assert set(together.pieces) == set(chain.from_iterable(row.pieces for row in rows))
+    alone = [together.shown((row,)) for row in rows]
+    assert len(set(alone[:3])) == 3 and alone[0] == alone[-1]
 
 
 def test_pieces_of_units_the_game_has_look_as_one_by_one(game: GameData) -> None:
     """Every piece's unit in the game (the looks of the new pieces looked up together, see
-    RowLooks._pieces), a back side among them: the same looks as row by row."""
+    RowLooks._pieces), a back side among them: the same digest as piece by piece."""
     chart = with_pieces(game)
     second = chart.rows[1]
     rows = (replace(second, pieces=(f"{second.pieces[0]}:back", *second.pieces)), *chart.rows)
     together = RowLooks(game)
-    assert together.looks(rows) == [RowLooks(game).look(row) for row in rows]
+    assert together.shown(rows) == one_by_one(game, rows).shown(rows)
     assert together.pieces[f"{second.pieces[0]}:back"] == together.pieces[second.pieces[0]] != ""
 
 
@@ -207,9 +216,7 @@ def test_a_chart_key_works_out_no_unit_identity(
     chart = with_pieces(game)
     ref = chart.rows[0].pieces[0]
     unit = game.unit(ref.partition(":")[0])
-    assert unit is not None and rows.look(chart.rows[0]).split(":")[1] == digests.content_digest(
-        unit
-    )
+    assert unit is not None and rows.piece(ref) == digests.content_digest(unit)
 
 
 def test_a_tab_s_head_is_remembered_by_its_fields(game: GameData) -> None:

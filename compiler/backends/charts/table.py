@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from functools import partial
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from compiler.backends.art.colours import RGB, parse_colour
 from compiler.backends.art.counters import block_drawing, unit_drawing
@@ -181,7 +181,6 @@ _TERRAIN = operator.attrgetter("terrain")
 CHART_HEAD = tuple(f.name for f in fields(Chart) if f.repr and f.name != "rows")
 """A chart's fields in its repr, but its rows."""
 _FIRST = operator.itemgetter(0)
-_SECOND = operator.itemgetter(1)
 
 
 class RowLooks:
@@ -198,8 +197,6 @@ class RowLooks:
 
     def __init__(self, game: GameData) -> None:
         self.game = game
-        self.found: dict[int, tuple[Row, str]] = {}
-        """id(row) → (the row, its look); the row is held, so that its id stays its own."""
         self.pieces: dict[str, str] = {}
         """A piece's reference (`unit-id` or `unit-id:back`) → its look (its unit's)."""
         self._terrain: str | None = None
@@ -240,39 +237,12 @@ class RowLooks:
             self._terrain = hashlib.sha256(terrain).hexdigest()
         return self._terrain
 
-    def look(self, row: Row) -> str:
-        """The row's look: its content digest, then one unit's content digest per piece (""
-        for a piece whose unit the game does not have; the `kin` of the game's units is
-        the chart's)."""
-        found = self.found.get(id(row))
-        if found is not None and found[0] is row:
-            return found[1]
-        return self._look(row)
-
-    def looks(self, rows: Sequence[Row]) -> list[str]:
-        """The looks of `rows` (look, in passes that stay in C but for the rows not seen in
-        this build, worked out together: a large game's orders of battle are thousands of rows,
-        every one new to the build's first chart key)."""
-        hits = list(map(self.found.get, map(id, rows)))
-        if None in hits:
-            new = [row for row, hit in zip(rows, hits, strict=True) if hit is None]
-            made = zip(new, self._looks(new), strict=True)
-            self.found.update(zip(map(id, new), made, strict=True))
-            hits = list(map(self.found.get, map(id, rows)))
-        whole = cast("list[tuple[Row, str]]", hits)  # checked: no None, each the row's own
-        if None not in hits and all(map(operator.is_, map(_FIRST, whole), rows)):
-            return list(map(_SECOND, whole))
-        return [
-            hit[1] if hit is not None and hit[0] is row else self._look(row)
-            for row, hit in zip(rows, hits, strict=True)
-        ]
-
     def shown(self, rows: Sequence[Row]) -> tuple[str, bool]:
-        """A digest of the looks of `rows` (see look: each row's content digest, then its
-        pieces' units' content digests, in order), and whether a row shows pieces; worked out
-        in passes that stay in C over the rows' digests and pieces without spelling out each
-        row's look (a large game's charts are some 19,000 rows, each a string joined, a tuple
-        and an entry of `found` made for its look: most of a warm build's chart keys)."""
+        """A digest of the looks of `rows` (a row's look: its content digest, then the looks
+        of its pieces, in order: see _piece), and whether a row shows pieces; worked out in
+        passes that stay in C over the rows' digests and pieces without spelling out each
+        row's look (a large game's charts are some 19,000 rows: most of a warm build's chart
+        keys and its printed parts' identities)."""
         pieces = list(map(_PIECES, rows))
         parts = [";".join(content_digests(rows))]
         if any(pieces):
@@ -284,26 +254,6 @@ class RowLooks:
             parts += [",".join(map(str, map(len, pieces))), ";".join(map(known.__getitem__, refs))]
         digest = hashlib.sha256("|".join(parts).encode("ascii")).hexdigest()
         return digest, len(parts) > 1
-
-    def _looks(self, rows: Sequence[Row]) -> list[str]:
-        """The looks of rows not seen before, worked out (see look), in passes that stay in C
-        but for each row's digest and each piece not seen before."""
-        values = content_digests(rows)
-        pieces = list(map(_PIECES, rows))
-        if not any(pieces):
-            return values
-        known = self.pieces
-        self._pieces(list(set(chain.from_iterable(pieces)).difference(known)))
-        # (digest,) + (each piece's look, ...) joined by ":" (the digest alone for no piece)
-        shown = map(tuple, map(map, repeat(known.__getitem__), pieces))
-        return list(map(":".join, map(operator.add, zip(values), shown)))
-
-    def _look(self, row: Row) -> str:
-        value = content_digest(row)
-        if row.pieces:
-            value = ":".join((value, *map(self._piece, row.pieces)))
-        self.found[id(row)] = (row, value)
-        return value
 
     def _pieces(self, refs: list[str]) -> None:
         """The looks of pieces not seen before (see _piece), worked out in passes that stay in
@@ -670,7 +620,7 @@ def _blocks(
 def _new_blocks(
     game: GameData, chart: Chart, lang: str, header: list[str], with_pieces: bool
 ) -> list[Block]:
-    digests = content_digests(chart.rows)  # each row's look's first part (RowLooks.look)
+    digests = content_digests(chart.rows)  # each row's look's first part (RowLooks.shown)
     shape = f"{len(header)}:{with_pieces}:"
     found: list[Block] = []
     for start in range(0, len(chart.rows) + 1, BLOCK):
@@ -917,8 +867,7 @@ def part_identity(
     chart does not count), so a part whose rows did not change can be reused; worked out
     without going through the rows' texts (a long chart's parts are hundreds of rows)."""
     table = _table(game, chart, lang, width)
-    looks = row_looks(game).looks(chart.rows[plan.body.start : plan.body.stop])
-    rows = hashlib.sha256(";".join(looks).encode("ascii")).hexdigest()
+    rows, _with_pieces = row_looks(game).shown(chart.rows[plan.body.start : plan.body.stop])
     header = (table.grid.lines[0], table.grid.heights[0])
     notes = table.notes() if plan.notes else []
     widths = tuple(table.grid.widths)
