@@ -220,22 +220,14 @@ def _twin_maker(cls: type, name: str) -> Callable[..., object] | None:
         f"        made = _new(_twin)\n{body}        made.__class__ = _cls\n"
         "        return made\n    return maker\n"
     )
-    from compiler.dataclasscode import kept_code  # kept between processes, like a .pyc
-
-    outer = next(c for c in kept_code(source).co_consts if isinstance(c, CodeType))
-    code = next(c for c in outer.co_consts if isinstance(c, CodeType))
-    code = code.replace(co_name=name, co_qualname=name)
     bound = {"_new": object.__new__, "_twin": twin, "_cls": cls}
-    closure = tuple(CellType(bound[free]) for free in code.co_freevars)
-    maker = FunctionType(code, {"__name__": __name__}, name, None, closure)
+    maker = _bound_maker(_inner_code(source), name, bound, cls)
     try:
         made = maker(*fields)
     except TypeError:  # "__class__ assignment: ... object layout differs"
         return None
     if type(made) is not cls or [getattr(made, field) for field in fields] != list(fields):
         return None
-    maker.__module__ = __name__
-    maker.made_class = cls  # type: ignore[attr-defined]  # which class it makes (see _makers)
     return maker
 
 
@@ -263,14 +255,33 @@ def _maker(
     many fields (see _maker_code), with this class and its setters in its closure (a
     keyword-only default was looked up in a dict on every call: a tenth of what reading a
     kept run back cost; a pickle can no more replace a closure's value than a default)."""
-    code = _maker_code(len(setters)).replace(co_name=name, co_qualname=name)
     bound: dict[str, object] = {f"_s{index}": setter for index, setter in enumerate(setters)}
     bound.update(_new=object.__new__, _cls=cls)
+    return _bound_maker(_maker_code(len(setters)), name, bound, cls)
+
+
+def _bound_maker(
+    code: CodeType, name: str, bound: Mapping[str, object], cls: type
+) -> Callable[..., object]:
+    """A maker of records of `cls` named `name`: `code` (see _inner_code) with each of its
+    free variables bound to its value in `bound`."""
+    code = code.replace(co_name=name, co_qualname=name)
     closure = tuple(CellType(bound[free]) for free in code.co_freevars)
     maker = FunctionType(code, {"__name__": __name__}, name, None, closure)
     maker.__module__ = __name__
     maker.made_class = cls  # type: ignore[attr-defined]  # which class it makes (see _makers)
     return maker
+
+
+def _inner_code(source: str) -> CodeType:
+    """The code of the function that the function `outer` of `source` defines (its free
+    variables are what `outer` takes), compiled once and kept between processes like a
+    .pyc (compiler.dataclasscode.kept_code)."""
+    from compiler.dataclasscode import kept_code
+
+    module = kept_code(source)
+    outer = next(const for const in module.co_consts if isinstance(const, CodeType))
+    return next(const for const in outer.co_consts if isinstance(const, CodeType))
 
 
 @cache
@@ -287,11 +298,7 @@ def _maker_code(count: int) -> CodeType:
         f"def outer(_new, _cls{bound}):\n    def maker({values}):\n"
         f"        made = _new(_cls)\n{body}        return made\n    return maker\n"
     )
-    from compiler.dataclasscode import kept_code  # kept between processes, like a .pyc
-
-    module = kept_code(source)
-    outer = next(const for const in module.co_consts if isinstance(const, CodeType))
-    return next(const for const in outer.co_consts if isinstance(const, CodeType))
+    return _inner_code(source)
 
 
 def _maker_named(name: str) -> Callable[..., object] | None:
