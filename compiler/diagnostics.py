@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -78,11 +78,15 @@ class Finding:
     severity: Severity = Severity.ERROR
     related: tuple[Related, ...] = field(default=())
 
-    def sort_key(self) -> tuple[bool, str, int, int, str, str]:
-        """Files that could not be read first (the root causes), then by place."""
+    def sort_key(
+        self, consequences: frozenset[str] = frozenset()
+    ) -> tuple[int, str, int, int, str, str]:
+        """Files that could not be read first (the root causes), then the data's own faults,
+        then the findings of the rules named in `consequences`; each by place."""
         loc = self.location
+        rank = 0 if self.rule in FILE_RULES else 2 if self.rule in consequences else 1
         return (
-            self.rule not in FILE_RULES,
+            rank,
             loc.path,
             loc.line,
             loc.column,
@@ -218,8 +222,16 @@ def render_json(findings: Iterable[Finding]) -> str:
     return json.dumps([finding_json(f) for f in findings], ensure_ascii=False, indent=2)
 
 
-def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(set(findings), key=Finding.sort_key)
+def sort_findings(
+    findings: Iterable[Finding], consequences: Collection[str] = frozenset()
+) -> list[Finding]:
+    """The findings once each, causes first: files that could not be read, then what is wrong
+    in the data itself (its shape, its references), then what the game's own rules (whose ids
+    are `consequences`) find in it; each group by place. A rule checked on a broken value or
+    an unknown reference reports a consequence of it, wherever the rule's finding is placed
+    (on the same line, or on a placement that names the unit)."""
+    rules = frozenset(consequences)
+    return sorted(set(findings), key=lambda finding: finding.sort_key(rules))
 
 
 def summary(findings: Sequence[Finding]) -> str:

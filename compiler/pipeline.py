@@ -143,7 +143,7 @@ def check_game(
     lays it out (text that will not fit), so a clean `validate` means a clean build."""
     from compiler.load.aids import player_aids
     from compiler.load.game import load_game
-    from compiler.rules.engine import validate
+    from compiler.rules.engine import rule_ids, validate
 
     progress(folder.name, "load", 0, 0)
     loaded = load_game(folder, kept)
@@ -159,7 +159,7 @@ def check_game(
         if build_lang is not None and not any(f.severity is Severity.ERROR for f in findings):
             changes = {"lang": build_lang} if build_lang else {}
             findings.extend(build_checks(game, None, changes)[1])
-    return GameReport(folder, game, sort_findings(findings))
+    return GameReport(folder, game, sort_findings(findings, () if game is None else rule_ids(game)))
 
 
 def build_checks(

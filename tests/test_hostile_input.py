@@ -449,6 +449,54 @@ def test_the_broken_file_comes_first(napoleon: Path, capsys: pytest.CaptureFixtu
     assert "historical.yaml" in capsys.readouterr().out.splitlines()[0]
 
 
+def _misspell_napoleons_command(napoleon: Path) -> None:
+    """Napoleon's `commands: fr-army` misspelt, and his cv given as a word: one unknown
+    reference (the cause) and the two of the game's rules that then fail on the same line."""
+    units = napoleon / "units.yaml"
+    text = units.read_text(encoding="utf-8")
+    line = next(row for row in text.splitlines() if row.startswith("  - {id: napoleon,"))
+    broken = line.replace("commands: fr-army}", "commands: fr-armyy}").replace(
+        "front: {cv: 1}", 'front: {cv: "one"}'
+    )
+    assert broken.count("fr-armyy") == 1 and '"one"' in broken
+    units.write_text(text.replace(line, broken), encoding="utf-8")
+
+
+def test_an_unknown_reference_precedes_the_rules_it_breaks(
+    napoleon: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unknown formation is further right on the line than the rule findings it causes,
+    yet it is printed first: the user mends the cause, and the rules' findings go with it."""
+    _misspell_napoleons_command(napoleon)
+    findings = check_game(napoleon).findings
+    assert [f.rule for f in findings] == [
+        "unresolved-reference",
+        "leader-one-step",
+        "napoleon-commands-french",
+    ]
+    assert len({f.location.line for f in findings}) == 1
+    assert findings[0].location.column > findings[2].location.column > findings[1].location.column
+    main(["validate", str(napoleon)])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "error[unresolved-reference]: unknown formation `fr-armyy`" in first
+
+
+def test_a_fault_in_another_file_precedes_the_rules(napoleon: Path) -> None:
+    """The data's own faults come before every rule finding, whatever file and line each is
+    on: here a misspelt key in charts.yaml, which sorts after units.yaml by place."""
+    _misspell_napoleons_command(napoleon)
+    charts = napoleon / "charts.yaml"
+    text = charts.read_text(encoding="utf-8")
+    charts.write_text(text.replace("charts:\n", "chartz: []\ncharts:\n", 1), encoding="utf-8")
+    findings = check_game(napoleon).findings
+    assert [(f.rule, Path(f.location.path).name) for f in findings] == [
+        ("unknown-key", "charts.yaml"),
+        ("unresolved-reference", "units.yaml"),
+        ("leader-one-step", "units.yaml"),
+        ("napoleon-commands-french", "units.yaml"),
+    ]
+
+
 def test_two_broken_files_are_two_findings(napoleon: Path) -> None:
     (napoleon / "units.yaml").write_bytes(b"")
     (napoleon / "map.yaml").write_bytes(b"\x00")

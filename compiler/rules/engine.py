@@ -63,6 +63,12 @@ RUN_CHECKS: dict[str, Callable[[Context, Any], RunCheck | None]] = {
 scenario constraint (compiler.rules.kept.kept_here); None when it must be checked whole."""
 
 
+def rule_ids(game: GameData) -> frozenset[str]:
+    """The ids of the game's own rules: what their findings report follows from the data's
+    faults (sort_findings puts those first)."""
+    return frozenset(constraint.id for constraint in game.constraints)
+
+
 def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
     """All findings of the game's data against its rules, sorted by place. With
     `untranslated`, also one warning when texts the module shows have no Japanese
@@ -80,7 +86,7 @@ def validate(game: GameData, untranslated: bool = False) -> list[Finding]:
             kept.save()
         if untranslated:
             findings.extend(translations.check(ctx))
-        return sort_findings(findings)
+        return sort_findings(findings, rule_ids(game))
 
 
 def _constraint_findings(
