@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -358,3 +359,86 @@ def test_a_pages_faces_of_another_shape_are_drawn_again(
         garbled = garbled_faces(page_faces, options.page_pt[1])
         warm.memory[thumbs._faces_key(doc.kind, number)] = entry_bytes or garbled
     assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, warm)] == first
+
+
+def with_front_of(doc: SheetDoc, number: int, other: int) -> SheetDoc:
+    """The document with piece `number`'s front looking as piece `other`'s does."""
+    pieces = [*doc.pieces]
+    pieces[number] = replace(pieces[number], front=doc.pieces[other].front)
+    return SheetDoc(doc.title, doc.kind, pieces, doc.slot_mm)
+
+
+@pytest.mark.parametrize("changed", [[3], [0, 7], [5, 6, 9]])
+def test_a_page_with_changed_faces_is_patched_to_the_thumbnail_drawn_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: list[int]
+) -> None:
+    """Faces changed on a page: the page is drawn over its kept pixels (no paper
+    rasterised, only the faces not kept), and is the thumbnail drawn whole without a cache."""
+    doc, options = counters("mirror")
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    thumbs.sheet_thumbs(pdf, doc, options, cold)
+    cold.save()
+    edited = doc
+    for number in changed:
+        other = (number + len(doc.pieces) // 2) % len(doc.pieces)
+        edited = with_front_of(edited, number, other)
+    whole = [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, RenderCache(None))]
+    assert whole != [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, RenderCache(None))]
+    from compiler.backends.art.raster import rasterize as real
+
+    heights: list[int] = []
+
+    def spy(drawing: object, height: int, supersample: int = 4) -> object:
+        heights.append(height)
+        return real(drawing, height, supersample)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(thumbs, "rasterize", spy)
+    warm = RenderCache(pack)
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, warm)] == whole
+    assert thumbs.THUMB_HEIGHT not in heights
+    warm.save()
+    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, RenderCache(None))]
+    heights.clear()
+    again = RenderCache(pack)  # and back: patched again, to the first thumbnails
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, again)] == first
+    assert thumbs.THUMB_HEIGHT not in heights
+
+
+def garbled_pixels(data: bytes | None, how: str) -> bytes:
+    """A page's pixels record damaged as `how` says."""
+    record = marshal.loads(data) if data is not None else None
+    assert type(record) is tuple
+    if how == "garbage":
+        return b"garbage"
+    if how == "shape":
+        return marshal.dumps(record[:4])
+    if how == "pixels":
+        return marshal.dumps((*record[:4], b"RGB 10 10\n" + b"x" * 40))
+    if how == "size":
+        paper = b"RGB 1 220\n" + zlib.compress(b"\0" * 660)
+        return marshal.dumps((*record[:3], paper, paper))
+    assert how == "laid"
+    return marshal.dumps((*record[:2], ((1, 2, 3),), *record[3:]))
+
+
+@pytest.mark.parametrize("how", ["garbage", "shape", "pixels", "size", "laid"])
+def test_a_pages_damaged_pixels_are_not_patched(tmp_path: Path, how: str) -> None:
+    """The pixels kept at a page's place damaged or of another shape: the page with a
+    changed face is drawn whole, the thumbnail drawn without a cache."""
+    doc, options = counters("mirror")
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    thumbs.sheet_thumbs(pdf, doc, options, cold)
+    cold.save()
+    edited = with_front_of(doc, 3, len(doc.pieces) // 2)
+    warm = RenderCache(pack)
+    for number in range(len(pages)):
+        key = thumbs._pixels_key(doc.kind, number)
+        warm.memory[key] = garbled_pixels(warm.get(key), how)
+    whole = [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, RenderCache(None))]
+    assert [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, warm)] == whole

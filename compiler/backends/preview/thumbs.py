@@ -390,7 +390,9 @@ def page_thumbs(
     plan_key, layout, plan = _known_layout(doc, options, cache)
     keys = _page_keys(options.page_pt, plan_key, looks, layout.ranges)
     faces = [_faces_key(doc.kind, number) for number in range(len(keys))]
+    pixels = [_pixels_key(doc.kind, number) for number in range(len(keys))]
     cache.keep(faces)  # the faces stay as long as their pages do: a page drawn again finds them
+    cache.keep(pixels)  # and so do the pages' pixels: a page drawn again is patched
     made: dict[str, bytes] = {}
     todo: dict[str, int] = {}
     for index, key in enumerate(keys):
@@ -411,10 +413,12 @@ def page_thumbs(
             spots = plan.pages[index]
         shown = [(_side(looks.piece(i), side), Slot(*layout.slots[n])) for i, side, n in spots]
         known = _known_faces(cache, faces, index).get
-        jobs.append(partial(_draw_page, options.page_pt, shown, drawings, known))
+        last = cache.get(pixels[index])
+        jobs.append(partial(_draw_page, options.page_pt, shown, drawings, known, last))
     for (key, index), result in zip(todo.items(), parallel_map(jobs), strict=True):
-        png, used = marshal.loads(result)
+        png, used, drawn = marshal.loads(result)
         cache.put(faces[index], marshal.dumps(used))
+        cache.put(pixels[index], drawn)
         cache.put(key, png)
         made[key] = png
     thumbs = []
@@ -435,6 +439,12 @@ def _faces_key(kind: str, number: int) -> str:
     """Where the faces' pixels of page `number` of a document of `kind` are kept: by the
     page's place, not its key, so that the page drawn again (its key changed) finds them."""
     return digest_key("preview-page-faces", FORMAT, kind, str(number))
+
+
+def _pixels_key(kind: str, number: int) -> str:
+    """Where the pixels of page `number` of a document of `kind` are kept, with what was laid
+    where (see `_draw_page`): by the page's place, as its faces are (`_faces_key`)."""
+    return digest_key("preview-page-pixels", FORMAT, kind, str(number))
 
 
 def _known_faces(cache: RenderCache, faces: Sequence[str], index: int) -> dict[str, bytes]:
@@ -498,17 +508,46 @@ def _face_key(ref: FaceRef, slot: Slot, page_height: float) -> str:
     return digest_key("preview-face", ref.identity, pixels, str(FACE_SUPERSAMPLE))
 
 
+Box = tuple[int, int, int, int]
+"""Pixels of a thumbnail: left, top, right and bottom (past the last)."""
+Laid = tuple[str, Place, Box]
+"""A face laid on a page: its key (`_face_key`), its slot and the pixels its image covers."""
+PAGE_PIXELS = "countermix-preview-page-pixels-1"
+"""The shape of the record of a page's pixels (see `_draw_page`)."""
+PATCH_AT_MOST = 0.5
+"""The share of a page's faces that may differ from those of its kept pixels for the page to
+be patched (more: it is drawn whole, as cheap then)."""
+
+
 def _draw_page(
     page: tuple[float, float],
     faces: list[Face],
     drawings: dict[str, Drawing],
     known: Callable[[str], bytes | None],
+    last: bytes | None = None,
 ) -> bytes:
     """A sheet page as a PNG THUMB_HEIGHT tall — the paper and the grey squares of faces
     printed from pictures, then each face rasterised at its size and laid in its slot, as
     the raster back end lays a drawing's insets — with the faces not in `known` (marshalled:
     the PNG, then a dict of cache key → the face's width and packed pixels of every face
-    rasterised on the page; a face found in `known` is not made)."""
+    rasterised on the page; a face found in `known` is not made), then the record of the
+    page's pixels. When `last` (the record of the pixels of the page last drawn at its
+    place) has the same paper and faces but a few, only the pixels of those are drawn
+    again over it (a warm build unpacked and laid the hundreds of faces of the page again
+    for the one that changed)."""
+    width, height = page
+    ground = _ground(page, faces)
+    todo = [(ref, slot, _face_key(ref, slot, height)) for ref, slot in faces if not ref.picture]
+    drawn = _patched(_read_pixels(last, ground), ground, todo, drawings, known, height)
+    if drawn is None:
+        drawn = _drawn(page, ground, todo, drawings, known)
+    image, paper, laid, used = drawn
+    record = (PAGE_PIXELS, _ground_digest(ground), tuple(laid), packed(paper), packed(image))
+    return marshal.dumps((png_bytes(image), used, marshal.dumps(record)))
+
+
+def _ground(page: tuple[float, float], faces: list[Face]) -> Drawing:
+    """A page's paper and the grey squares of its faces printed from pictures."""
     width, height = page
     ops: list[Rect] = [Rect((0.0, 0.0, width / height, 1.0), PAPER, EDGE, 0.004)]
     for ref, slot in faces:
@@ -516,28 +555,212 @@ def _draw_page(
             top = (height - slot.top) / height
             box = (slot.x / height, top, slot.right / height, top + slot.h / height)
             ops.append(Rect(box, PICTURE))
-    image = rasterize(Drawing(width / height, tuple(ops)), THUMB_HEIGHT)
-    scale = (image.width / (width / height), float(THUMB_HEIGHT))
+    return Drawing(width / height, tuple(ops))
+
+
+Drawn = tuple[Image.Image, Image.Image, list[Laid], dict[str, bytes]]
+"""A page drawn: its pixels, its paper's, the faces laid and the faces' kept pixels."""
+
+
+def _drawn(
+    page: tuple[float, float],
+    ground: Drawing,
+    todo: list[tuple[FaceRef, Slot, str]],
+    drawings: dict[str, Drawing],
+    known: Callable[[str], bytes | None],
+) -> Drawn:
+    """A page drawn whole: its paper, then every face laid in order."""
+    height = page[1]
+    paper = rasterize(ground, THUMB_HEIGHT)
+    image = paper.copy()
+    scale = (image.width / ground.width, float(THUMB_HEIGHT))
     used: dict[str, bytes] = {}
-    for ref, slot in faces:
-        if ref.picture is not None:
+    laid: list[Laid] = []
+    for ref, slot, key in todo:
+        face_width, pixels = _face_of(ref, slot, key, drawings, used, known, height)
+        at = _face_at(slot, face_width, height, scale)
+        lay(image, pixels, at)
+        laid.append((key, _place(slot), _box(at, pixels)))
+    return image, paper, laid, used
+
+
+def _face_of(
+    ref: FaceRef,
+    slot: Slot,
+    key: str,
+    drawings: dict[str, Drawing],
+    used: dict[str, bytes],
+    known: Callable[[str], bytes | None],
+    page_height: float,
+) -> tuple[float, Image.Image]:
+    """A face's width and pixels: kept (in `used`, or `known`), else rasterised; kept in
+    `used` either way."""
+    data = used.get(key) or known(key)
+    face = _face_pixels_of(data) if data is not None else None
+    if data is None or face is None:
+        drawing = drawings.get(ref.identity)
+        if drawing is None:
+            drawing = drawings[ref.identity] = ref.make()
+        raster = rasterize(drawing, _face_pixels(slot, page_height), FACE_SUPERSAMPLE)
+        data = marshal.dumps((drawing.width, packed(raster)))
+        face = (drawing.width, raster)
+    used[key] = data
+    return face
+
+
+def _face_at(
+    slot: Slot, face_width: float, page_height: float, scale: tuple[float, float]
+) -> tuple[int, int]:
+    """The pixel where a face's image goes on the page: centred across its slot."""
+    left = (slot.x + (slot.w - face_width * slot.h) / 2) / page_height
+    top = (page_height - slot.top) / page_height
+    return round(left * scale[0]), round(top * scale[1])
+
+
+def _place(slot: Slot) -> Place:
+    return (slot.x, slot.y, slot.w, slot.h)
+
+
+def _box(at: tuple[int, int], image: Image.Image) -> Box:
+    return (at[0], at[1], at[0] + image.width, at[1] + image.height)
+
+
+Kept = tuple[Image.Image, Image.Image, tuple[Laid, ...]]
+"""The kept pixels of a page (see `_read_pixels`): its pixels, its paper's, and the faces
+laid on it."""
+
+
+def _read_pixels(data: bytes | None, ground: Drawing) -> Kept | None:
+    """The record of a page's pixels read back, when it has the shape `_draw_page` writes,
+    the paper is `ground` and the images are of the page's size; None for any other bytes."""
+    record = unmarshalled(data)
+    if type(record) is not tuple or len(record) != 5 or record[0] != PAGE_PIXELS:
+        return None
+    _shape, paper_of, laid, paper_data, image_data = record
+    if paper_of != _ground_digest(ground) or type(laid) is not tuple:
+        return None
+    if not all(map(_is_laid, laid)):
+        return None
+    paper, image = _unpacked(paper_data), _unpacked(image_data)
+    size = (max(1, round(ground.width * THUMB_HEIGHT)), THUMB_HEIGHT)
+    if paper is None or image is None or paper.size != size or image.size != size:
+        return None
+    if image.mode != paper.mode:
+        return None
+    return image, paper, laid
+
+
+def _ground_digest(ground: Drawing) -> str:
+    return hashlib.sha256(repr(ground).encode()).hexdigest()
+
+
+def _is_laid(laid: object) -> bool:
+    """Whether `laid` has the shape of a `Laid`."""
+    if type(laid) is not tuple or len(laid) != 3 or type(laid[0]) is not str:
+        return False
+    return _all(laid[1], float) and len(laid[1]) == 4 and _all(laid[2], int) and len(laid[2]) == 4
+
+
+def _unpacked(data: object) -> Image.Image | None:
+    """Pixels `packed` made, read back; None for any other bytes."""
+    if type(data) is not bytes:
+        return None
+    try:
+        return unpacked(data)
+    except (ValueError, TypeError, OSError, zlib.error, UnicodeDecodeError):
+        return None
+
+
+def _patched(
+    kept: Kept | None,
+    ground: Drawing,
+    todo: list[tuple[FaceRef, Slot, str]],
+    drawings: dict[str, Drawing],
+    known: Callable[[str], bytes | None],
+    page_height: float,
+) -> Drawn | None:
+    """The page drawn over its `kept` pixels: the faces that differ from those kept
+    (another look, or another slot) made, the pixels they covered and cover put back to the
+    paper, and every face laid again over those pixels only, in order — each pixel is then
+    composited as a page drawn whole composites it. None: nothing kept, other faces or too
+    many differ, or a face's kept pixels are missing or damaged (drawn whole then)."""
+    if kept is None or len(kept[2]) != len(todo):
+        return None
+    image, paper, was = kept
+    changed = {
+        number
+        for number, ((_ref, slot, key), (kept_key, place, _box)) in enumerate(
+            zip(todo, was, strict=True)
+        )
+        if key != kept_key or _place(slot) != place
+    }
+    if len(changed) > PATCH_AT_MOST * len(todo):
+        return None
+    scale = (image.width / ground.width, float(THUMB_HEIGHT))
+    used: dict[str, bytes] = {}
+    made: dict[int, Image.Image] = {}
+    laid = list(was)
+    for number, (ref, slot, key) in enumerate(todo):
+        if number in changed:
+            face_width, made[number] = _face_of(ref, slot, key, drawings, used, known, page_height)
+            at = _face_at(slot, face_width, page_height, scale)
+            laid[number] = (key, _place(slot), _box(at, made[number]))
             continue
-        key = _face_key(ref, slot, height)
         data = used.get(key) or known(key)
-        face = _face_pixels_of(data) if data is not None else None
-        if data is None or face is None:
-            drawing = drawings.get(ref.identity)
-            if drawing is None:
-                drawing = drawings[ref.identity] = ref.make()
-            raster = rasterize(drawing, _face_pixels(slot, height), FACE_SUPERSAMPLE)
-            data = marshal.dumps((drawing.width, packed(raster)))
-            face = (drawing.width, raster)
+        if data is None:
+            return None
         used[key] = data
-        face_width, pixels = face
-        left = (slot.x + (slot.w - face_width * slot.h) / 2) / height
-        top = (height - slot.top) / height
-        lay(image, pixels, (round(left * scale[0]), round(top * scale[1])))
-    return marshal.dumps((png_bytes(image), used))
+    covered = [was[number][2] for number in changed] + [laid[number][2] for number in changed]
+    regions = _regions(covered, image.size)
+    for region in regions:
+        image.paste(paper.crop(region), region[:2])
+    for number, (key, _place_of, box) in enumerate(laid):
+        parts = [part for part in map(partial(_overlap, box), regions) if part is not None]
+        if not parts:
+            continue
+        pixels = made.get(number)
+        if pixels is None:
+            face = _face_pixels_of(used[key])
+            if face is None:
+                return None
+            pixels = face[1]
+        for left, top, right, bottom in parts:
+            shown = (left - box[0], top - box[1], right - box[0], bottom - box[1])
+            lay(image, pixels.crop(shown), (left, top))
+    return image, paper, laid, used
+
+
+def _overlap(one: Box, other: Box) -> Box | None:
+    """The pixels two boxes share, if any."""
+    box = (
+        max(one[0], other[0]),
+        max(one[1], other[1]),
+        min(one[2], other[2]),
+        min(one[3], other[3]),
+    )
+    return box if box[0] < box[2] and box[1] < box[3] else None
+
+
+def _regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Box]:
+    """Boxes that share no pixel and cover the pixels of `boxes` on an image of `size`: those
+    that overlap merged into the box around them (a pixel in two regions would be
+    composited twice)."""
+    regions: list[Box] = []
+    for box in boxes:
+        region = _overlap(box, (0, 0, *size))
+        while region is not None:
+            hit = next((r for r in regions if _overlap(r, region) is not None), None)
+            if hit is None:
+                regions.append(region)
+                break
+            regions.remove(hit)
+            region = (
+                min(hit[0], region[0]),
+                min(hit[1], region[1]),
+                max(hit[2], region[2]),
+                max(hit[3], region[3]),
+            )
+    return regions
 
 
 def _face_pixels_of(data: bytes) -> tuple[float, Image.Image] | None:
