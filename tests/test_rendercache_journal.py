@@ -251,3 +251,18 @@ def test_a_missing_index_is_an_empty_cache_and_the_next_save_writes_both(pack: P
     build(pack, put=[1])
     assert served(pack, range(2000)) == {1}
     assert pack.stat().st_size < 1000  # written whole: only the entry this build made
+
+
+def test_a_build_that_drops_most_entries_folds_the_index(pack: Path) -> None:
+    """Most entries unused until they are dropped (a cold build's forms that warm builds do
+    not ask for), the index folded meanwhile: the build that drops them writes the index
+    whole, which then names only the entries kept (every later build read them all from
+    the base and dropped them again from the journal)."""
+    build(pack, use=range(900))
+    RenderCache(pack)._write_index()  # folded while they are unused: the base names them
+    for _round in range(AGE_LIMIT):
+        build(pack, use=range(900))
+    index = index_of(pack).read_bytes()
+    assert records(index) == []
+    assert served(pack, range(2000)) == set(range(900))
+    assert len(index) < 900 * (len(key(0)) + 40)

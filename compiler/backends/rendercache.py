@@ -345,7 +345,9 @@ class RenderCache:
         offsets, lengths, crcs = (column.tobytes() for column in columns)
         added = (tuple(new), offsets, lengths, crcs)
         change = (*added, tuple(dropped), unused, reused, self.builds, self.live)
-        self._append_record(marshal.dumps(change))
+        # dropping more entries than stay: the base names mostly dropped ones, read and
+        # dropped again by every build that opens the cache (16,000 forms of a cold build)
+        self._append_record(marshal.dumps(change), fold=len(dropped) > len(self.index))
 
     def _index_entry(self, key: str, entry: tuple[int, int, int]) -> None:
         """Index an entry written to the pack at (offset, length, CRC-32), in place of the one
@@ -357,12 +359,13 @@ class RenderCache:
             column.append(value)
         self.live += entry[1]
 
-    def _append_record(self, record: bytes) -> None:
+    def _append_record(self, record: bytes, fold: bool = False) -> None:
         """Add a record to the index's journal; or, when the journal has grown to half the
-        base (or the index on disk is not the one this cache read), write the index whole."""
+        base (or the index on disk is not the one this cache read), or when told to `fold`,
+        write the index whole."""
         frame = RECORD.pack(len(record), zlib.crc32(record)) + record
         journal = self._index_end - self._base_end + len(frame)
-        if journal > max(self._base_end // 2, FOLD_AT_LEAST):
+        if fold or journal > max(self._base_end // 2, FOLD_AT_LEAST):
             self._write_index()
             return
         with self._index_path().open("ab") as handle:
