@@ -442,3 +442,23 @@ def test_a_pages_damaged_pixels_are_not_patched(tmp_path: Path, how: str) -> Non
         warm.memory[key] = garbled_pixels(warm.get(key), how)
     whole = [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, RenderCache(None))]
     assert [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, warm)] == whole
+
+
+def test_a_page_of_another_size_of_the_same_shape_is_not_patched() -> None:
+    """Pixels kept of a page of another size but the same shape (the same paper in pixels):
+    the faces are at other places, so the page is drawn whole."""
+    doc, options = counters("mirror")
+    faces = thumbs.sheet_faces(doc, options)[0]
+    big, small = (595.0, 842.0), (595.0 * 1.015625, 842.0 * 1.015625)  # faces as tall
+
+    known: dict[str, bytes] = {}
+
+    def drawn(page: tuple[float, float], last: bytes | None) -> tuple[bytes, bytes]:
+        result = thumbs._draw_page(page, faces, {}, known.get, last)
+        png, used, record = marshal.loads(result)
+        known.update(used)
+        return png, record
+
+    _png, kept = drawn(big, None)
+    assert drawn(small, kept)[0] == drawn(small, None)[0] != drawn(big, None)[0]
+    assert drawn(big, kept)[0] == drawn(big, None)[0]

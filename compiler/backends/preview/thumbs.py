@@ -538,11 +538,11 @@ def _draw_page(
     width, height = page
     ground = _ground(page, faces)
     todo = [(ref, slot, _face_key(ref, slot, height)) for ref, slot in faces if not ref.picture]
-    drawn = _patched(_read_pixels(last, ground), ground, todo, drawings, known, height)
+    drawn = _patched(_read_pixels(last, page, ground), ground, todo, drawings, known, height)
     if drawn is None:
         drawn = _drawn(page, ground, todo, drawings, known)
     image, paper, laid, used = drawn
-    record = (PAGE_PIXELS, _ground_digest(ground), tuple(laid), packed(paper), packed(image))
+    record = (PAGE_PIXELS, _ground_digest(page, ground), tuple(laid), packed(paper), packed(image))
     return marshal.dumps((png_bytes(image), used, marshal.dumps(record)))
 
 
@@ -630,14 +630,14 @@ Kept = tuple[Image.Image, Image.Image, tuple[Laid, ...]]
 laid on it."""
 
 
-def _read_pixels(data: bytes | None, ground: Drawing) -> Kept | None:
+def _read_pixels(data: bytes | None, page: tuple[float, float], ground: Drawing) -> Kept | None:
     """The record of a page's pixels read back, when it has the shape `_draw_page` writes,
     the paper is `ground` and the images are of the page's size; None for any other bytes."""
     record = unmarshalled(data)
     if type(record) is not tuple or len(record) != 5 or record[0] != PAGE_PIXELS:
         return None
     _shape, paper_of, laid, paper_data, image_data = record
-    if paper_of != _ground_digest(ground) or type(laid) is not tuple:
+    if paper_of != _ground_digest(page, ground) or type(laid) is not tuple:
         return None
     if not all(map(_is_laid, laid)):
         return None
@@ -650,8 +650,11 @@ def _read_pixels(data: bytes | None, ground: Drawing) -> Kept | None:
     return image, paper, laid
 
 
-def _ground_digest(ground: Drawing) -> str:
-    return hashlib.sha256(repr(ground).encode()).hexdigest()
+def _ground_digest(page: tuple[float, float], ground: Drawing) -> str:
+    """What the kept pixels of a page must have been drawn with to be patched: the page's
+    size (two sizes of one shape give one paper, but not the same places), its paper and
+    the code that lays the faces (this module)."""
+    return hashlib.sha256(repr((_plan_code(), page, ground)).encode()).hexdigest()
 
 
 def _is_laid(laid: object) -> bool:
