@@ -12,10 +12,12 @@ broken template is a finding, never a traceback.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import marshal
 import os
 import re
+import sys
 import traceback
 import zlib
 from collections.abc import Callable, Iterable
@@ -25,14 +27,14 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import CodeType, MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import yaml
 
 from compiler.backends.pergame import PerGame
 from compiler.diagnostics import Finding, Location
 from compiler.gcpause import no_cyclic_gc
-from compiler.i18n import N_, tr, tr_text
+from compiler.i18n import N_, catalogue_fingerprint, tr, tr_text
 from compiler.load.chunks import ODD_BREAKS, compose_item, items_of, lines_of
 from compiler.load.convert import Converter
 from compiler.load.nodes import MAPPING, SCALAR, ComposeError, YNode, compose
@@ -127,14 +129,26 @@ def _player_aids(game: GameData, cache: Path | None) -> tuple[tuple[Chart, ...],
     path_text, source, own = game.aids_template
     if not source:
         return (), []
-    import jinja2  # here, not at the top: loading a game, a check, `--version` need none of it
-
     path = Path(path_text)
     store = None if cache is None or own else _Store(read_kept(cache / AIDS_CACHE))
+    framed = store is not None and _is_framed(source)
+    if store is not None and cache is not None and framed:
+        made = _from_frame(game, path, source, cache / AIDS_CACHE, store)
+        if made is not None:
+            return made
+    import jinja2  # here, not at the top: loading a game, a check, `--version` need none of it
+
     rows = None if store is None else _KeptRows(store, source)
+    marks = _Marks() if framed else None
     try:
         template = _sandbox().from_string(source) if own else _shared_template(source)
-        rendered = _render(template, _names(game, rows))
+        rendered = _render(template, _names(game, rows, marks))
+        if marks is not None and store is not None:
+            filled = marks.filled(rendered, store, _frame_key(game, source))
+            if filled is None:  # the marks were not written as they were given
+                rendered = _render(template, _names(game, _KeptRows(store, source)))
+            else:
+                rendered = filled
     except jinja2.TemplateSyntaxError as err:
         where = Location(str(path), err.lineno)
         return (), [Finding("player-aids", where, f"template syntax: {err.message}", "")]
@@ -285,11 +299,9 @@ class _KeptRows:
 
     def __init__(self, store: _Store, source: str) -> None:
         self.store = store
-        import jinja2
-
         template = hashlib.sha256(source.encode("utf-8")).hexdigest()
         self.seed = record_key("unit-rows", template)
-        self.scenario_seed = record_key("scenario-rows", template, jinja2.__version__)
+        self.scenario_seed = record_key("scenario-rows", template, _jinja_version())
         self.calls: dict[str, int] = {}
         self.scenario_calls: dict[tuple[str, str], int] = {}
 
@@ -362,6 +374,211 @@ class _KeptRows:
         data = text.encode("utf-8")
         self.store.kept[key] = check + _check(data) + data
         return text
+
+
+FRAMED_TEMPLATE = "3ebaf0c02f04faf1393e5584f94a836104b1c38f345730f18f86d58924c7383a"
+"""The SHA-256 of the shipped template (templates/player_aids.yaml.j2) whose frame is kept
+(see _Marks): all it writes besides what unit_rows, setup_rows and arrival_rows give reads
+only what _frame_key digests, and its `oob_row` macro writes what _oob_writer writes (both
+checked by hand, and by tests/test_aids_frame.py, which fails when the template changes).
+Any other template is rendered every time."""
+
+
+def _is_framed(source: str) -> bool:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest() == FRAMED_TEMPLATE
+
+
+class _Marks:
+    """While the shared template renders with a cache: each text that unit_rows, setup_rows
+    and arrival_rows give is written as a mark (NUL, a number of this render, NUL) and kept
+    here with the call it answers. The output with its marks is the template's frame, kept
+    under _frame_key: a warm build whose frame is kept fills it with the calls' kept rows
+    (_from_frame) without rendering, nor importing Jinja2."""
+
+    def __init__(self) -> None:
+        self.nonce = os.urandom(8).hex()
+        self.calls: list[tuple[str, str]] = []
+        self.texts: list[str] = []
+
+    def mark(self, call: tuple[str, str], text: str) -> str:
+        self.calls.append(call)
+        self.texts.append(text)
+        return f"\0{self.nonce}:{len(self.texts) - 1}\0"
+
+    def filled(self, rendered: str, store: _Store, key: bytes) -> str | None:
+        """The output with each mark replaced by its text, its frame kept in `store` under
+        `key`; None when the output does not hold the marks, each once and in order (a NUL
+        in the data, or a template that changed a mark)."""
+        parts = rendered.split("\0")
+        marks = [f"{self.nonce}:{number}" for number in range(len(self.texts))]
+        if len(parts) != 2 * len(marks) + 1 or parts[1::2] != marks:
+            return None
+        segments = parts[0::2]
+        data = marshal.dumps((tuple(segments), tuple(self.calls)))
+        store.kept[key] = _check(data) + data
+        return _interleaved(segments, self.texts)
+
+
+def _interleaved(segments: list[str], texts: list[str]) -> str:
+    """The frame's segments with the rows' texts between them."""
+    return "".join(chain.from_iterable(zip(segments, [*texts, ""], strict=True)))
+
+
+def _frame_key(game: GameData, source: str) -> bytes:
+    """The key of the shared template's frame: what the frame reads (the game's record with
+    its sides and turn tracks, the scenarios, decks and cards, which sides have units, the
+    tool's words) and the code that writes it (the template, Jinja2, compiler.i18n; the
+    loader's, in record_key)."""
+    sides = sorted(set(map(_SIDE, game.units)))
+    parts = [
+        hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        _jinja_version(),
+        catalogue_fingerprint(),
+        _i18n_code(),
+        content_digest(game.game),
+        json.dumps(sides),
+        *content_digests(game.scenarios),
+        "decks",
+        *content_digests(game.decks),
+        "cards",
+        *content_digests(game.cards),
+    ]
+    return record_key("aids-frame", "\n".join(parts))
+
+
+_SIDE = attrgetter("side")
+
+
+@lru_cache(maxsize=1)
+def _i18n_code() -> str:
+    """A digest of compiler.i18n's code (how the tool's words are filled in)."""
+    from compiler import i18n
+
+    return hashlib.sha256(Path(i18n.__file__).read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _jinja_version() -> str:
+    """Jinja2's version, read from its package without importing it (65 ms a process)."""
+    loaded = sys.modules.get("jinja2")
+    if loaded is not None:
+        return str(loaded.__version__)
+    spec = importlib.util.find_spec("jinja2")
+    origin = None if spec is None else spec.origin
+    try:
+        text = Path(origin).read_text(encoding="utf-8") if origin else ""
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    found = re.search(r'^__version__ = "([^"\n]+)"$', text, re.MULTILINE)
+    if found is not None:
+        return found[1]
+    import jinja2
+
+    return str(jinja2.__version__)
+
+
+def _kept_frame(kept: bytes | None) -> tuple[list[str], list[tuple[str, str]]] | None:
+    """A frame kept by _Marks.filled (its segments, the calls between them), when whole."""
+    if kept is None or len(kept) < CHECK_SIZE:
+        return None
+    data = kept[CHECK_SIZE:]
+    if _check(data) != kept[:CHECK_SIZE]:
+        return None
+    try:
+        found = marshal.loads(data)
+    except (EOFError, ValueError, TypeError, MemoryError, OverflowError):
+        return None
+    if type(found) is not tuple or len(found) != 2 or set(map(type, found)) != {tuple}:
+        return None
+    segments, calls = found
+    if len(segments) != len(calls) + 1 or not set(map(type, segments)) <= {str}:
+        return None
+    if not set(map(type, calls)) <= {tuple} or not set(map(len, calls)) <= {2}:
+        return None
+    if not all(kind in FRAME_CALLS and type(at) is str for kind, at in calls):
+        return None
+    return list(segments), list(calls)
+
+
+FRAME_CALLS = frozenset({"units", "setup", "arrivals"})
+
+
+class _NeedsRender(Exception):
+    """A row that is not kept, which only the template writes."""
+
+
+def _needs_render(*_args: object) -> str:
+    raise _NeedsRender
+
+
+def _from_frame(
+    game: GameData, path: Path, source: str, stored: Path, store: _Store
+) -> tuple[tuple[Chart, ...], list[Finding]] | None:
+    """The player aids of the shared template from its kept frame and kept rows: what the
+    template writes, without rendering it (see _Marks); a unit's row that changed is written
+    by _oob_writer. None when the frame is not kept, or a scenario's rows changed (then the
+    template is rendered)."""
+    key = _frame_key(game, source)
+    entry = store.known.get(key)
+    frame = _kept_frame(entry)
+    scenarios = {scenario.id: scenario for scenario in game.scenarios}
+    if frame is None or entry is None or len(scenarios) != len(game.scenarios):
+        return None
+    segments, calls = frame
+    names = _names(game, _KeptRows(store, source))
+    unit_rows = cast(Callable[[str, Writer], str], names["unit_rows"])
+    setup_rows = cast(Callable[[Scenario, object], str], names["setup_rows"])
+    arrival_rows = cast(Callable[[Scenario, object, object], str], names["arrival_rows"])
+    write = _oob_writer(names)
+    texts: list[str] = []
+    try:
+        for kind, at in calls:
+            if kind == "units":
+                texts.append(unit_rows(at, write))
+            elif at not in scenarios:
+                return None
+            elif kind == "setup":
+                texts.append(setup_rows(scenarios[at], _needs_render))
+            else:
+                texts.append(arrival_rows(scenarios[at], (), _needs_render))
+    except _NeedsRender:
+        return None
+    rendered = _interleaved(segments, texts)
+    if len(rendered) > MAX_OUTPUT:
+        return None  # the render says why
+    store.kept[key] = entry
+    return _read_cached(path, rendered, stored, store)
+
+
+def _oob_writer(names: dict[str, object]) -> Writer:
+    """What the shipped template's `oob_row` macro writes for a unit (see FRAMED_TEMPLATE),
+    written without Jinja2: `t` of its name, formation, type, size, values and copies (as
+    Jinja2's `string` filter gives them), `ids` of its id."""
+    formation = cast(Callable[[Unit], object], names["formation"])
+    values = cast(Callable[[Unit], object], names["values"])
+
+    def write(unit: Unit) -> str:
+        copies: object = unit.copies
+        return "".join(
+            (
+                "\n      - label: ",
+                _yaml_value(unit.name),
+                "\n        cells: [",
+                _yaml_value(formation(unit)),
+                ", ",
+                _yaml_value(unit.type),
+                ", ",
+                _yaml_value(unit.size),
+                ", ",
+                _yaml_value(values(unit)),
+                ", ",
+                _yaml_value(copies if isinstance(copies, str) else str(copies)),
+                "]\n        pieces: ",
+                _ids([unit.id]),
+            )
+        )
+
+    return write
 
 
 RUN_UNITS = 32
@@ -783,9 +1000,12 @@ _quoted: Callable[[str], str] = json.encoder.encode_basestring
 """A string as JSON writes it when not asked to keep to ASCII (what _json does with one)."""
 
 
-def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
+def _names(
+    game: GameData, kept: _KeptRows | None = None, marks: _Marks | None = None
+) -> dict[str, object]:
     """What the template may use besides `game` (`kept`: the rows of the last build, for the
-    shared template)."""
+    shared template; `marks`: where the rows' texts go, told apart from the frame: see
+    _Marks)."""
     formations = {f.id: f for f in game.formations}
 
     def unit_name(unit_id: str) -> Text:
@@ -865,7 +1085,8 @@ def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
         if kept is None:
             return written()
         shown = _scenario_shown(game, scenario, unit_name)
-        return kept.scenario_rows("setup", scenario.id, shown, written)
+        text = kept.scenario_rows("setup", scenario.id, shown, written)
+        return text if marks is None else marks.mark(("setup", scenario.id), text)
 
     def arrival_rows(
         scenario: Scenario,
@@ -881,14 +1102,16 @@ def _names(game: GameData, kept: _KeptRows | None = None) -> dict[str, object]:
         if kept is None:
             return written()
         shown = _scenario_shown(game, scenario, unit_name)
-        return kept.scenario_rows("arrivals", scenario.id, shown, written)
+        text = kept.scenario_rows("arrivals", scenario.id, shown, written)
+        return text if marks is None else marks.mark(("arrivals", scenario.id), text)
 
     def unit_rows(side_id: str, write: Callable[[Unit], object]) -> str:
         """What `write(unit)` writes for each unit of a side, one after the other."""
         units = [u for u in game.units if u.side == side_id]
         if kept is None:
             return "".join(str(write(unit)) for unit in units)
-        return kept.rows(side_id, units, lambda unit: formations.get(unit.formation), write)
+        text = kept.rows(side_id, units, lambda unit: formations.get(unit.formation), write)
+        return text if marks is None else marks.mark(("units", side_id), text)
 
     return {
         "game": game,
