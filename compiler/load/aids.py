@@ -1013,6 +1013,15 @@ def _names(
     shared template; `marks`: where the rows' texts go, told apart from the frame: see
     _Marks)."""
     formations = {f.id: f for f in game.formations}
+    shown_of: dict[int, tuple[Scenario, str]] = {}
+
+    def scenario_shown(scenario: Scenario) -> str:
+        """_scenario_shown, worked out once per scenario (its setup card and its
+        reinforcements show the same: the names of all its units)."""
+        found = shown_of.get(id(scenario))
+        if found is None or found[0] is not scenario:
+            found = shown_of[id(scenario)] = (scenario, _scenario_shown(game, scenario, unit_name))
+        return found[1]
 
     def unit_name(unit_id: str) -> Text:
         unit = game.unit(unit_id)
@@ -1090,7 +1099,7 @@ def _names(
 
         if kept is None:
             return written()
-        shown = _scenario_shown(game, scenario, unit_name)
+        shown = scenario_shown(scenario)
         text = kept.scenario_rows("setup", scenario.id, shown, written)
         return text if marks is None else marks.mark(("setup", scenario.id), text)
 
@@ -1107,7 +1116,7 @@ def _names(
 
         if kept is None:
             return written()
-        shown = _scenario_shown(game, scenario, unit_name)
+        shown = scenario_shown(scenario)
         text = kept.scenario_rows("arrivals", scenario.id, shown, written)
         return text if marks is None else marks.mark(("arrivals", scenario.id), text)
 
