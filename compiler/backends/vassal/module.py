@@ -22,7 +22,6 @@ from typing import Literal, NamedTuple, cast
 from PIL import Image
 
 from compiler.backends.art import pieces as art
-from compiler.backends.art.board import board_png
 from compiler.backends.art.drawing import (
     Drawing,
     block_drawing,
@@ -51,7 +50,6 @@ from compiler.backends.pieceart import load_picture
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key
 from compiler.backends.vassal import pieces as pc
 from compiler.backends.vassal.boardart import board_art_size, load_board_art
-from compiler.backends.vassal.boards import render_board
 from compiler.backends.vassal.buildfile import (
     REINFORCEMENTS_MAP,
     ModulePlan,
@@ -922,6 +920,8 @@ def _reinforcements(game: GameData, store: ImageStore) -> tuple[list[int], MapLa
     turns, layout = reinforcement_layout(game)
     if layout is None:
         return [], None, ""
+    from compiler.backends.vassal.boards import render_board  # see _drawn_board
+
     return turns, layout, store.add(render_board(game, layout), "board")
 
 
@@ -1068,7 +1068,16 @@ def _board_png(
     if board_art is not None:
         art_digest = f"{board_art.size}:{hashlib.sha256(board_art.tobytes()).hexdigest()}"
     key = cache_key("board", layout, game.game.terrain, art_digest)
-    return cache.fetch(key, lambda: board_png(game, layout, board_art))
+    return cache.fetch(key, lambda: _drawn_board(game, layout, board_art))
+
+
+def _drawn_board(game: GameData, layout: MapLayout, board_art: Image.Image | None) -> bytes:
+    """A board drawn anew. The drawing code (compiler.backends.art.board and what it imports:
+    some 7 ms) is imported here, not at the top: a warm build whose boards are kept draws
+    none."""
+    from compiler.backends.art.board import board_png
+
+    return board_png(game, layout, board_art)
 
 
 def _size(image: Image.Image | None) -> tuple[int, int] | None:
