@@ -8,6 +8,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from typing import NamedTuple
 
 from compiler.regularfile import MAX_FILE_BYTES, open_regular
@@ -107,9 +108,14 @@ def display_path(path: str) -> str:
 # C0 and C1 controls but tab and newline, the invisible format characters that can reorder or
 # hide text on a terminal (bidi overrides and isolates, zero-width characters, the BOM), and
 # lone surrogates (the bytes of a file name that is not UTF-8, which cannot even be printed).
-_UNPRINTABLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
-)
+@cache
+def _unprintable() -> re.Pattern[str]:
+    """The pattern, compiled when first needed, not at import (about 1 ms, which a build that
+    prints no finding would spend for nothing)."""
+    return re.compile(
+        "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
+        "\u2060-\u2069\ufeff\ud800-\udfff]"
+    )
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -122,7 +128,8 @@ def _escape(match: re.Match[str]) -> str:
 def printable(text: str) -> str:
     """`text` safe to print on a terminal: control and invisible characters written as
     `\\x1b` or `\\u202e`; tabs and newlines kept."""
-    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+    unprintable = _unprintable()
+    return unprintable.sub(_escape, text) if unprintable.search(text) else text
 
 
 def excerpt(data: bytes, limit: int = 16) -> str:
