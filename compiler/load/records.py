@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
-import inspect
 import io
 import marshal
 import os
@@ -340,10 +339,21 @@ def _setters() -> dict[type, tuple[Callable[[object, object], None], ...]]:
     which a frozen dataclass's __setattr__ does not stop)."""
     found: dict[type, tuple[Callable[[object, object], None], ...]] = {}
     for cls in _model_classes():
-        slots = [inspect.getattr_static(cls, name, None) for name in _field_names(cls)]
+        slots = [_own_attribute(cls, name) for name in _field_names(cls)]
         if all(isinstance(slot, MemberDescriptorType) for slot in slots):
             found[cls] = tuple(slot.__set__ for slot in slots)
     return found
+
+
+def _own_attribute(cls: type, name: str) -> Any:
+    """`name` as the first class of `cls`'s MRO to define it holds it (a slot's descriptor),
+    or None: what inspect.getattr_static gives for a slot, without its checks of the
+    metaclass and of shadowing dicts (a tenth of the time, over some 640 fields per process)."""
+    for klass in cls.__mro__:
+        namespace = vars(klass)
+        if name in namespace:
+            return namespace[name]
+    return None
 
 
 @cache
