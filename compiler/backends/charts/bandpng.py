@@ -16,6 +16,8 @@ import hashlib
 import marshal
 import struct
 import zlib
+from collections.abc import Callable
+from typing import cast
 
 from PIL import Image
 
@@ -57,21 +59,93 @@ def banded_png(
     width, height = image.size
     stride = width * 3
     known = _known_bands(before, width)
+    rows = memoryview(image.tobytes())
+    made: list[tuple[bytes, bytes, int]] = []
+    for top in range(0, height, BAND_ROWS):
+        pixels = rows[top * stride : min(height, top + BAND_ROWS) * stride]
+        made.append(_band(pixels, stride, known))
+    return assembled(width, height, made)
+
+
+def _band(
+    pixels: memoryview, stride: int, known: dict[bytes, tuple[bytes, int]]
+) -> tuple[bytes, bytes, int]:
+    """A band's rows' digest, deflate data and Adler-32: copied from `known` (by the digest)
+    when it has them, else compressed."""
+    digest = hashlib.sha1(pixels).digest()
+    data, band_adler = known.get(digest) or _compressed(pixels, stride)
+    return digest, data, band_adler
+
+
+def banded_rows(
+    size: tuple[int, int],
+    kept: list[tuple[bytes, bytes, int] | None],
+    before: tuple[bytes, Table] | None,
+    rows: Callable[[int, int], bytes],
+) -> tuple[bytes, Table]:
+    """The PNG banded_png makes of an RGB image `size` big, from its bands: a band `kept`
+    gives (its rows' digest, deflate data, Adler-32: see kept_bands) is taken as it is, the
+    others' pixels are asked of `rows` (top, bottom: the image's rows top to bottom as RGB
+    bytes), one call per run of bands next to each other, and copied from `before` when they
+    are the rows of one of its bands, else compressed."""
+    width, height = size
+    stride = width * 3
+    known = _known_bands(before, width)
+    made = list(kept)
+    index = 0
+    while index < len(made):
+        if made[index] is not None:
+            index += 1
+            continue
+        end = index
+        while end < len(made) and made[end] is None:
+            end += 1
+        top, bottom = index * BAND_ROWS, min(height, end * BAND_ROWS)
+        pixels = memoryview(rows(top, bottom))
+        for number in range(index, end):
+            at = (number - index) * BAND_ROWS * stride
+            band_end = min(height - top, (number - index + 1) * BAND_ROWS) * stride
+            made[number] = _band(pixels[at:band_end], stride, known)
+        index = end
+    return assembled(width, height, cast(list[tuple[bytes, bytes, int]], made))
+
+
+def kept_bands(
+    before: tuple[bytes, Table] | None, width: int, looks: list[bytes], was: list[bytes]
+) -> list[tuple[bytes, bytes, int] | None]:
+    """For each band of an image `width` pixels wide whose look (what decides its pixels: see
+    window.band_looks) is in `looks`, its digest, deflate data and Adler-32 from `before`
+    (its PNG and table) when the band of the same place had the same look there (`was`, the
+    looks kept with the table); None for the others (to draw) and for all when `before` is
+    of another width or does not fit its table or its looks."""
+    found: list[tuple[bytes, bytes, int] | None] = [None] * len(looks)
+    if before is None or not _known_bands(before, width):  # checks the table against the PNG
+        return found
+    png, (_width, bands) = before
+    if len(was) != len(bands):
+        return found
+    for number, look in enumerate(looks):
+        if number < len(was) and was[number] == look and look:
+            digest, start, length, band_adler = bands[number]
+            found[number] = (digest, png[start : start + length], band_adler)
+    return found
+
+
+def assembled(width: int, height: int, made: list[tuple[bytes, bytes, int]]) -> tuple[bytes, Table]:
+    """The PNG of an RGB image `width` × `height` whose bands (each BAND_ROWS rows, the last
+    what is left) are `made` (each its rows' digest, deflate data and Adler-32), and its band
+    table."""
     header = SIGNATURE + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
     start = len(header) + 8 + len(_ZLIB_HEADER)  # the IDAT's length and kind, the zlib header
-    rows = memoryview(image.tobytes())
-    parts: list[bytes] = []
+    stride = width * 3
     bands: list[Band] = []
     adler = zlib.adler32(b"")
-    for top in range(0, height, BAND_ROWS):
-        bottom = min(height, top + BAND_ROWS)
-        pixels = rows[top * stride : bottom * stride]
-        digest = hashlib.sha1(pixels).digest()
-        data, band_adler = known.get(digest) or _compressed(pixels, stride)
-        adler = adler32_combine(adler, band_adler, (bottom - top) * (stride + 1))
+    for number, (digest, data, band_adler) in enumerate(made):
+        rows = min(BAND_ROWS, height - number * BAND_ROWS)
+        adler = adler32_combine(adler, band_adler, rows * (stride + 1))
         bands.append((digest, start, len(data), band_adler))
-        parts.append(data)
         start += len(data)
+    parts = [data for _digest, data, _adler in made]
     stream = _ZLIB_HEADER + b"".join(parts) + _LAST_BLOCK + struct.pack(">I", adler)
     return header + _chunk(b"IDAT", stream) + _chunk(b"IEND", b""), (width, bands)
 
@@ -106,9 +180,21 @@ def _known_bands(before: tuple[bytes, Table] | None, width: int) -> dict[bytes, 
     return found
 
 
-def encode_table(png_key: str, table: Table) -> bytes:
-    """A band table as a cache entry, naming the key of the PNG it is the table of."""
-    return marshal.dumps((png_key, table[0], table[1]))
+def encode_table(png_key: str, table: Table, looks: list[bytes] | None = None) -> bytes:
+    """A band table as a cache entry, naming the key of the PNG it is the table of, with each
+    band's look when known (see kept_bands; none: no band is taken by its look)."""
+    return marshal.dumps((png_key, table[0], table[1], looks or []))
+
+
+def decode_looks(data: bytes | None) -> list[bytes]:
+    """The bands' looks kept with a band table (encode_table); none when there are none or
+    the entry is not one (damaged: every band is then drawn)."""
+    if decode_table(data) is None:
+        return []
+    looks = marshal.loads(cast(bytes, data))[3]
+    if not isinstance(looks, list) or not all(isinstance(look, bytes) for look in looks):
+        return []
+    return looks
 
 
 def decode_table(data: bytes | None) -> tuple[str, Table] | None:
@@ -117,7 +203,7 @@ def decode_table(data: bytes | None) -> tuple[str, Table] | None:
     if data is None:
         return None
     try:
-        png_key, width, bands = marshal.loads(data)
+        png_key, width, bands, _looks = marshal.loads(data)
     except (EOFError, TypeError, ValueError):
         return None
     if not isinstance(png_key, str) or not isinstance(width, int) or not isinstance(bands, list):

@@ -18,8 +18,11 @@ from compiler.backends.charts.bandpng import (
     BAND_ROWS,
     Table,
     banded_png,
+    banded_rows,
+    decode_looks,
     decode_table,
     encode_table,
+    kept_bands,
 )
 from compiler.backends.charts.forked import in_background
 from compiler.backends.charts.pages import HEADING, MARGIN
@@ -44,6 +47,7 @@ from compiler.backends.charts.table import (
     measures,
     row_looks,
 )
+from compiler.backends.charts.window import band_looks, single_pass, window_rows
 from compiler.backends.files import write_atomically
 from compiler.backends.pergame import PerGameMemo
 from compiler.backends.rendercache import RenderCache, cache_key, digest_key, parallel_map
@@ -213,10 +217,10 @@ def _render(
     finally:
         made_pngs = drawn_pngs()  # the child waited for, whatever happened here
     for index, made_png in zip(todo_pngs, made_pngs, strict=True):
-        png, table = _png_made(made_png)
+        png, table, band_looks_made = _png_made(made_png)
         pngs[index] = png
         cache.put(png_keys[index], png)
-        cache.put(band_keys[index], encode_table(png_keys[index], table))
+        cache.put(band_keys[index], encode_table(png_keys[index], table, band_looks_made))
     for key, data in measured.made.items():
         if key in measured.rewritten or not cache.holds(key):
             cache.put(key, data)
@@ -437,28 +441,39 @@ def _png(drawing: Drawing) -> bytes:
     return banded_png(rasterize(drawing, _png_height(drawing), CHART_SUPERSAMPLE))[0]
 
 
-def _png_job(drawing: Drawing, before: tuple[bytes, Table] | None) -> bytes:
-    """_png as one job's bytes (for parallel_map and forked.in_background): the PNG and its
-    band table, the bands of `before` (the chart's PNG before and its table) whose rows did
-    not change copied instead of compressed again; read back by _png_made."""
-    image = rasterize(drawing, _png_height(drawing), CHART_SUPERSAMPLE)
-    return marshal.dumps(banded_png(image, before))
+def _png_job(drawing: Drawing, before: tuple[bytes, Table, list[bytes]] | None) -> bytes:
+    """_png as one job's bytes (for parallel_map and forked.in_background): the PNG, its band
+    table and its bands' looks (window.band_looks). Of `before` (the chart's PNG before, its
+    table and looks) a band whose look did not change is copied without being drawn, and
+    only the others are drawn (window.window_rows), copied when their rows did not change,
+    else compressed; read back by _png_made."""
+    height = _png_height(drawing)
+    size = (max(1, round(drawing.width * height)), height)
+    was = (before[0], before[1]) if before is not None else None
+    if not single_pass(drawing, height, CHART_SUPERSAMPLE):
+        image = rasterize(drawing, height, CHART_SUPERSAMPLE)
+        return marshal.dumps((*banded_png(image, was), []))
+    looks = band_looks(drawing, size)
+    kept = kept_bands(was, size[0], looks, before[2] if before is not None else [])
+    return marshal.dumps((*banded_rows(size, kept, was, window_rows(drawing, size)), looks))
 
 
-def _png_made(made: bytes) -> tuple[bytes, Table]:
+def _png_made(made: bytes) -> tuple[bytes, Table, list[bytes]]:
     """The inverse of _png_job."""
-    png, (width, bands) = marshal.loads(made)
-    return bytes(png), (width, list(bands))
+    png, (width, bands), looks = marshal.loads(made)
+    return bytes(png), (width, list(bands)), list(looks)
 
 
-def _before(cache: RenderCache, key: str) -> tuple[bytes, Table] | None:
-    """A chart's PNG before and its band table (kept under `key`, the chart's own: its id,
-    language and the PNG's size), when the cache holds both whole; None otherwise."""
-    found = decode_table(cache.get(key))
+def _before(cache: RenderCache, key: str) -> tuple[bytes, Table, list[bytes]] | None:
+    """A chart's PNG before, its band table and its bands' looks (kept under `key`, the
+    chart's own: its id, language and the PNG's size), when the cache holds both whole; None
+    otherwise."""
+    entry = cache.get(key)
+    found = decode_table(entry)
     if found is None:
         return None
     png_key, table = found
     png = cache.get(png_key)
     if png is None or not png.startswith(PNG_START) or not png.endswith(PNG_END):
         return None
-    return png, table
+    return png, table, decode_looks(entry)
