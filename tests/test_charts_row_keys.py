@@ -5,6 +5,7 @@ changes (a cell, a piece's unit, the title, the terrain colours)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from itertools import chain
 from pathlib import Path
@@ -232,3 +233,32 @@ def test_a_tab_s_head_is_remembered_by_its_fields(game: GameData) -> None:
         assert repr(tab.id) in head and repr(tab.name) in head and repr(tab.columns) in head
         assert head == RowLooks(game).head(replace(tab, rows=()))
     assert len(set(heads)) == len(tabs)
+
+
+def spelled_out(game: GameData, rows: tuple[Row, ...]) -> tuple[str, bool]:
+    """RowLooks.shown's digest worked out row by row and piece by piece, as it is documented."""
+    looks = one_by_one(game, rows)
+    parts = [";".join(digests.content_digest(row) for row in rows)]
+    if any(row.pieces for row in rows):
+        parts.append(",".join(str(len(row.pieces)) for row in rows))
+        parts.append(";".join(looks.piece(ref) for row in rows for ref in row.pieces))
+    return hashlib.sha256("|".join(parts).encode("ascii")).hexdigest(), len(parts) > 1
+
+
+def test_a_run_of_rows_looks_as_the_rows_looked_at_alone(game: GameData) -> None:
+    """RowLooks.run slices the looks of a chart's rows worked out once (a printed chart's
+    parts): each run the digest of its rows spelled out, pieces or none, empty runs too, and
+    the rows' looks worked out once for the rows however many runs are asked for."""
+    chart = with_pieces(game)
+    first = chart.rows[0]
+    rows = (replace(first, pieces=()), *chart.rows, replace(first, pieces=("no-such-unit",)))
+    looks = RowLooks(game)
+    ends = range(len(rows) + 1)
+    for start, stop in [(s, e) for s in ends for e in ends if s <= e]:
+        assert looks.run(rows, start, stop) == spelled_out(game, rows[start:stop])
+    assert looks.run(rows, 0, 1)[1] is False and looks.run(rows, 0, 2)[1] is True
+    assert list(looks.runs) == [id(rows)]
+    assert looks.shown(rows) == spelled_out(game, rows) == RowLooks(game).shown(rows)
+    tab, printed = RowLooks(game), RowLooks(game)
+    assert tab.shown(rows) == printed.shown(rows, kept=True) == looks.shown(rows)
+    assert not tab.runs and list(printed.runs) == [id(rows)]  # a tab's looks not spelled out

@@ -136,13 +136,15 @@ def charts_rendered(game: GameData, options: SheetOptions) -> bool:
     return options in (_RENDERED.peek(game) or {})
 
 
-def chart_key(game: GameData, chart: Chart, lang: str, rows: RowLooks | None = None) -> str:
+def chart_key(
+    game: GameData, chart: Chart, lang: str, rows: RowLooks | None = None, printed: bool = False
+) -> str:
     """What decides how a chart looks: the chart (all but its rows: RowLooks.head), each
     row's look (see RowLooks: `rows` remembers them for the build), the terrain colours, what
     the game's unit faces are drawn with when a row shows pieces (RowLooks.kin) and the
-    code."""
+    code. A `printed` chart's rows' looks are kept for its parts' identities (RowLooks.run)."""
     looks = rows or RowLooks(game)
-    shown, with_pieces = looks.shown(chart.rows)
+    shown, with_pieces = looks.shown(chart.rows, kept=printed)
     kin = looks.kin() if with_pieces else ""
     head = looks.head(chart)
     return cache_key("chart", charts_fingerprint(), lang, head, looks.terrain(), kin, shown)
@@ -170,7 +172,9 @@ def _render(
     # each chart's look worked out once (a game's own chart is both a tab and printed); by
     # the record itself, which every list here holds for the whole build
     rows = row_looks(game)
-    looks = {id(c): chart_key(game, c, lang, rows) for c in (*charts, *shown.values())}
+    looked = {id(c): c for c in (*charts, *shown.values())}
+    kept = {id(c) for c in shown.values()}
+    looks = {i: chart_key(game, c, lang, rows, i in kept) for i, c in looked.items()}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
     png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
     bands_look = cache_key("chart-png-bands", png_look, zlib.ZLIB_RUNTIME_VERSION, BAND_ROWS)

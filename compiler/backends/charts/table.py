@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import partial
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +181,8 @@ _TERRAIN = operator.attrgetter("terrain")
 CHART_HEAD = tuple(f.name for f in fields(Chart) if f.repr and f.name != "rows")
 """A chart's fields in its repr, but its rows."""
 _FIRST = operator.itemgetter(0)
+_Looks = tuple[list[str], list[str], list[str], list[int]]
+"""Rows' looks spelled out for slicing (RowLooks._looks)."""
 
 
 class RowLooks:
@@ -203,6 +205,8 @@ class RowLooks:
         self._kin: str | None = None
         self.reprs: dict[int, tuple[object, str]] = {}
         """id(value) → (the value, its repr), for the charts' fields (see head)."""
+        self.runs: dict[int, tuple[Sequence[Row], _Looks]] = {}
+        """id(rows) → (the rows, their looks spelled out for slicing: see run)."""
 
     def kin(self) -> str:
         """A digest of every record a unit's face is drawn with besides the unit (the unit
@@ -237,12 +241,18 @@ class RowLooks:
             self._terrain = hashlib.sha256(terrain).hexdigest()
         return self._terrain
 
-    def shown(self, rows: Sequence[Row]) -> tuple[str, bool]:
+    def shown(self, rows: Sequence[Row], kept: bool = False) -> tuple[str, bool]:
         """A digest of the looks of `rows` (a row's look: its content digest, then the looks
         of its pieces, in order: see _piece), and whether a row shows pieces; worked out in
         passes that stay in C over the rows' digests and pieces without spelling out each
         row's look (a large game's charts are some 19,000 rows: most of a warm build's chart
-        keys and its printed parts' identities)."""
+        keys and its printed parts' identities). Sliced from the rows' looks when `run` has
+        worked them out already or when they are to be `kept` for that (a printed chart's
+        rows: its parts are runs of them), else worked out without them (a module's tab is
+        looked at once: spelling its rows' looks out for slicing costs more)."""
+        found = self.runs.get(id(rows))
+        if kept or (found is not None and found[0] is rows):
+            return self.run(rows, 0, len(rows))
         pieces = list(map(_PIECES, rows))
         parts = [";".join(content_digests(rows))]
         if any(pieces):
@@ -254,6 +264,38 @@ class RowLooks:
             parts += [",".join(map(str, map(len, pieces))), ";".join(map(known.__getitem__, refs))]
         digest = hashlib.sha256("|".join(parts).encode("ascii")).hexdigest()
         return digest, len(parts) > 1
+
+    def run(self, rows: Sequence[Row], start: int, stop: int) -> tuple[str, bool]:
+        """`shown` of rows[start:stop] (the same digest), from the looks of all of `rows`
+        worked out once for the build: a printed chart's key and each of its parts' identities
+        (part_identity, for every way the chart is split: hundreds of parts of an order of
+        battle at 8,000 counters) slice one list instead of looking at every row again."""
+        found = self.runs.get(id(rows))
+        if found is None or found[0] is not rows:
+            found = self.runs[id(rows)] = (rows, self._looks(rows))
+        digests, counts, refs, ends = found[1]
+        start, stop, _step = slice(start, stop).indices(len(rows))
+        stop = max(start, stop)
+        parts = [";".join(digests[start:stop])]
+        if ends[stop] > ends[start]:  # a row of the run shows pieces
+            parts += [",".join(counts[start:stop]), ";".join(refs[ends[start] : ends[stop]])]
+        digest = hashlib.sha256("|".join(parts).encode("ascii")).hexdigest()
+        return digest, len(parts) > 1
+
+    def _looks(self, rows: Sequence[Row]) -> _Looks:
+        """The rows' content digests, their counts of pieces (as text), their pieces' looks
+        one after the other, and where each row's pieces start in those (then where the last
+        one's end), in passes that stay in C."""
+        pieces = list(map(_PIECES, rows))
+        refs = list(chain.from_iterable(pieces))
+        known = self.pieces
+        new = set(refs).difference(known)
+        if new:
+            self._pieces(list(new))
+        counts = list(map(len, pieces))
+        ends = [0, *accumulate(counts)]
+        looks = list(map(known.__getitem__, refs))
+        return content_digests(rows), list(map(str, counts)), looks, ends
 
     def _pieces(self, refs: list[str]) -> None:
         """The looks of pieces not seen before (see _piece), worked out in passes that stay in
@@ -867,7 +909,7 @@ def part_identity(
     chart does not count), so a part whose rows did not change can be reused; worked out
     without going through the rows' texts (a long chart's parts are hundreds of rows)."""
     table = _table(game, chart, lang, width)
-    rows, _with_pieces = row_looks(game).shown(chart.rows[plan.body.start : plan.body.stop])
+    rows, _with_pieces = row_looks(game).run(chart.rows, plan.body.start, plan.body.stop)
     header = (table.grid.lines[0], table.grid.heights[0])
     notes = table.notes() if plan.notes else []
     widths = tuple(table.grid.widths)
