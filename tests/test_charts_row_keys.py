@@ -262,3 +262,19 @@ def test_a_run_of_rows_looks_as_the_rows_looked_at_alone(game: GameData) -> None
     tab, printed = RowLooks(game), RowLooks(game)
     assert tab.shown(rows) == printed.shown(rows, kept=True) == looks.shown(rows)
     assert not tab.runs and list(printed.runs) == [id(rows)]  # a tab's looks not spelled out
+
+
+def test_a_tab_of_a_printed_chart_looks_as_its_rows_alone(game: GameData) -> None:
+    """A tab's rows, the same row objects as a run of a printed chart's (RowLooks.places),
+    are sliced from the printed chart's looks: the digest of the rows spelled out; rows that
+    are not such a run (reordered, running past the end, other objects) looked at alone."""
+    chart = with_pieces(game)
+    rows = (*chart.rows, replace(chart.rows[0], pieces=()))
+    looks = RowLooks(game)
+    looks.shown(rows, kept=True)
+    n = len(rows)
+    runs = [rows[s:e] for s in range(n) for e in range(s + 1, n + 1)]
+    others = [rows[::-1], (*rows[1:], rows[0]), (rows[0], rows[2]), (replace(rows[0]), rows[1])]
+    for tab in (*runs, *others):
+        assert looks.shown(tab) == spelled_out(game, tab)
+    assert list(looks.runs) == [id(rows)]

@@ -172,7 +172,7 @@ def _render(
     # each chart's look worked out once (a game's own chart is both a tab and printed); by
     # the record itself, which every list here holds for the whole build
     rows = row_looks(game)
-    looked = {id(c): c for c in (*charts, *shown.values())}
+    looked = {id(c): c for c in (*shown.values(), *charts)}  # a tab sliced from its printed
     kept = {id(c) for c in shown.values()}
     looks = {i: chart_key(game, c, lang, rows, i in kept) for i, c in looked.items()}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)

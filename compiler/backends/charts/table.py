@@ -207,6 +207,9 @@ class RowLooks:
         """id(value) → (the value, its repr), for the charts' fields (see head)."""
         self.runs: dict[int, tuple[Sequence[Row], _Looks]] = {}
         """id(rows) → (the rows, their looks spelled out for slicing: see run)."""
+        self.places: dict[int, tuple[Sequence[Row], int]] = {}
+        """id(row) → (rows in `runs` that hold it, its index there): a tab of a printed chart
+        (the same row objects) is looked at as a run of the printed chart's rows."""
 
     def kin(self) -> str:
         """A digest of every record a unit's face is drawn with besides the unit (the unit
@@ -253,6 +256,12 @@ class RowLooks:
         found = self.runs.get(id(rows))
         if kept or (found is not None and found[0] is rows):
             return self.run(rows, 0, len(rows))
+        place = self.places.get(id(rows[0])) if rows else None
+        if place is not None:
+            source, start = place
+            stop = start + len(rows)
+            if stop <= len(source) and all(map(operator.is_, rows, source[start:stop])):
+                return self.run(source, start, stop)
         pieces = list(map(_PIECES, rows))
         parts = [";".join(content_digests(rows))]
         if any(pieces):
@@ -273,6 +282,9 @@ class RowLooks:
         found = self.runs.get(id(rows))
         if found is None or found[0] is not rows:
             found = self.runs[id(rows)] = (rows, self._looks(rows))
+            n = len(rows)
+            places = zip(repeat(rows, n), range(n), strict=True)
+            self.places.update(zip(map(id, rows), places, strict=True))
         digests, counts, refs, ends = found[1]
         start, stop, _step = slice(start, stop).indices(len(rows))
         stop = max(start, stop)
