@@ -486,12 +486,12 @@ def _panel_run(plan: ModulePlan, run: list[Panel], slots: SlotTexts) -> None:
     whole keeps its panels' entries (they do not age: the run made again finds them)."""
     texts = plan.piece_texts
     found = [pieces() for _panel, pieces in run]
-    keys = [texts.digest("panel-1", pieces.keys) for pieces in found]
+    keys = [texts.text_digest(PANEL_KIND, pieces.keys) for pieces in found]
 
     def made() -> list[list[str]]:
         return [
-            texts.lines(partial(_panel_lines, pieces.make), "panel-1", pieces.keys)
-            for pieces in found
+            texts.lines_of(key, partial(_panel_lines, pieces.make))
+            for key, pieces in zip(keys, found, strict=True)
         ]
 
     kept = texts.lists_of(texts.digest("panel run-1", keys), made, len(run))
@@ -499,6 +499,10 @@ def _panel_run(plan: ModulePlan, run: list[Panel], slots: SlotTexts) -> None:
     for (panel, _pieces), (words, *lines) in zip(run, kept, strict=True):
         slots.open(panel).extend(lines)
         slots.texts.append(words)
+
+
+PANEL_KIND = "panel-2"
+"""What a tray panel's lines are kept by, before its `panel_token` (`PieceTexts.text_digest`)."""
 
 
 def _panel_lines(make: Callable[[], list[SlotPiece]]) -> list[str]:
@@ -606,9 +610,10 @@ def _trays(
     formations = {f.id: f for f in game.formations}
     tokens = slot_tokens(plan, list(game.units))
     panels: list[Panel] = []
+    by_side = _formations_by_side(game.units)
     for side in game.game.sides:
-        units = [u for u in game.units if u.side == side.id]
-        if not units:
+        groups = by_side.get(side.id)
+        if not groups:
             continue
         side_tab = node(
             tabs,
@@ -620,9 +625,6 @@ def _trays(
             divider="200",
         )
         texts.attribute(side_tab, "entryName", data_text(side.name))
-        groups: dict[str, list[Unit]] = {}
-        for unit in units:
-            groups.setdefault(unit.formation, []).append(unit)
         for formation_id, members in groups.items():
             formation = formations.get(formation_id)
             title = (formation.title if formation else "") or members[0].title
@@ -647,6 +649,15 @@ def _trays(
     if game.markers:
         _marker_tray(tabs, plan, texts, panels)
     _fill_panels(plan, panels, slots)
+
+
+def _formations_by_side(units: Sequence[Unit]) -> dict[str, dict[str, list[Unit]]]:
+    """The units of each side by formation, each in data order, the formations in the order
+    of their first unit: one pass over the units (not one per side)."""
+    found: dict[str, dict[str, list[Unit]]] = {}
+    for unit in units:
+        found.setdefault(unit.side, {}).setdefault(unit.formation, []).append(unit)
+    return found
 
 
 def _tool_joined(english: str, prefix: str) -> Localized:
