@@ -187,3 +187,18 @@ def test_a_damaged_run_entry_is_made_again(tmp_path: Path) -> None:
     assert PieceTexts(pack, "game").lists_of(key, lambda: [["Flip", "<x/>"]], 1) == [
         ["Flip", "<x/>"]
     ]
+
+
+def test_a_text_digest_is_no_digest_of_parts(tmp_path: Path) -> None:
+    """`text_digest` keys never meet `digest`'s, differ by kind and text, and are empty
+    without a pack (nothing kept)."""
+    texts = PieceTexts(tmp_path / "pieces.pack", "game")
+    token = "slot\x1fa\x1fb\x1e'name'"
+    found = {
+        texts.text_digest("panel-2", token),
+        texts.text_digest("panel-3", token),
+        texts.text_digest("panel-2", token + "x"),
+        texts.digest("panel-2", token),
+    }
+    assert len(found) == 4
+    assert PieceTexts().text_digest("panel-2", token) == ""

@@ -100,3 +100,29 @@ def test_a_units_edit_changes_its_placed_pieces(
     warm = _build(mini, out)
     assert set(made) == {"b-inf-1"}  # only the pieces placing the unit made again
     assert warm == cold_module(mini, tmp_path)
+
+
+def _piece(record: str, face: str = "front", piece_id: str = "1000001") -> saves.SavedPiece:
+    key = ("saved-1", record, face, {}, ("Map", 1, 2), piece_id)
+    return saves.SavedPiece(key, lambda: "")
+
+
+RECORD = "\x1f".join(["unit", "a" * 64, "unit-1.svg", "", "", "1234"])
+
+
+def test_a_run_token_tells_runs_apart() -> None:
+    """Runs whose keys differ in any field, or whose commands are split otherwise, give
+    different texts (what a run is kept by)."""
+    runs: list[list[saves.Command]] = [
+        [_piece(RECORD)],
+        [_piece(RECORD.replace("1234", "1235"))],
+        [_piece(RECORD, face="back")],
+        [_piece(RECORD, piece_id="1000002")],
+        [_piece(RECORD), "end_save"],
+        ["end_save", _piece(RECORD)],
+        ["end_save\x1e" + "saved-1\x1f" + RECORD],
+        ["begin_save", "end_save"],
+        ["begin_save\x1e'end_save'"],
+    ]
+    tokens = [saves._run_token(run) for run in runs]
+    assert len(set(tokens)) == len(tokens)

@@ -166,20 +166,19 @@ def _commands(plan: ModulePlan, scenario: Scenario) -> list[Command]:
     view = scenario_view(plan.game, scenario)
     commands: list[Command] = ["begin_save"]
     stacks: dict[tuple[str, int, int], list[str]] = {}
+    records = plan.record_tokens
     for index, placement in enumerate([*view.setup, *view.arrivals], start=1):
-        if placement.unit is None and placement.marker is None:
+        unit = placement.unit
+        if unit is None and placement.marker is None:
             continue
         at = _where(plan, placement)
         if at is None:
             continue
         piece_id = str(1_000_000 + index)
-        commands.append(_saved_piece(plan, placement, at, piece_id))
+        record = records[unit.id] if unit is not None else _record_key(plan, placement)
+        commands.append(_saved_piece(plan, placement, at, piece_id, record))
         stacks.setdefault(at, []).append(piece_id)
-    for number, ((map_name, x, y), members) in enumerate(stacks.items(), start=1):
-        fields = [map_name, str(x), str(y), *members, "@@-1"]
-        commands.append(
-            "+/" + enc.join([str(2_000_000 + number), "stack", enc.join(fields, ";")], "/")
-        )
+    commands += _stack_commands(stacks)
     commands += _deck_commands(plan, scenario)
     commands += _board_lines(plan)
     if any(scenario.id in deal.scenarios for deal in deals(plan.game)):
@@ -188,24 +187,48 @@ def _commands(plan: ModulePlan, scenario: Scenario) -> list[Command]:
     return commands
 
 
+def _stack_commands(stacks: dict[tuple[str, int, int], list[str]]) -> list[str]:
+    """The save's stacks (`+/id/stack/map;x;y;members;@@-1`), one per place, in the order of
+    their first piece."""
+    out = []
+    for number, ((map_name, x, y), members) in enumerate(stacks.items(), start=1):
+        fields = [map_name, str(x), str(y), *members, "@@-1"]
+        out.append("+/" + enc.join([str(2_000_000 + number), "stack", enc.join(fields, ";")], "/"))
+    return out
+
+
 def _saved_piece(
-    plan: ModulePlan, placement: Placement, at: tuple[str, int, int], piece_id: str
+    plan: ModulePlan,
+    placement: Placement,
+    at: tuple[str, int, int],
+    piece_id: str,
+    record: str | None = None,
 ) -> SavedPiece:
     """The AddPiece command of one placed piece, prototypes expanded, keyed by the piece's
-    record, images, gpid, face, what it carries, place and id. What it carries is in the key
-    as the values (their repr tells apart what their JSON does: the same insertion order, the
-    types shown), made into its text only when the piece is made."""
+    record (`_record_key`, given when known), images, gpid, face, what it carries, place and
+    id. What it carries is in the key as the values (their repr tells apart what their JSON
+    does: the same insertion order, the types shown), made into its text only when the piece
+    is made (`_made_piece`)."""
     values = carried(placement)
-
-    def make() -> str:
-        traits = pc.expand_prototypes(
-            plan.game, piece_traits(plan, placement, at), plan.prototype_table
-        )
-        traits[-1] = _with_carried(traits[-1], _JSON.encode(values) if values else "")
-        return enc.add_piece(traits, piece_id)
-
-    record = _record_key(plan, placement)
+    if record is None:
+        record = _record_key(plan, placement)
+    make = partial(_made_piece, plan, placement, at, piece_id, values)
     return SavedPiece(("saved-1", record, placement.face, values, at, piece_id), make)
+
+
+def _made_piece(
+    plan: ModulePlan,
+    placement: Placement,
+    at: tuple[str, int, int],
+    piece_id: str,
+    values: dict[str, object],
+) -> str:
+    """A placed piece's AddPiece command (`_saved_piece`)."""
+    traits = pc.expand_prototypes(
+        plan.game, piece_traits(plan, placement, at), plan.prototype_table
+    )
+    traits[-1] = _with_carried(traits[-1], _JSON.encode(values) if values else "")
+    return enc.add_piece(traits, piece_id)
 
 
 def _record_key(plan: ModulePlan, placement: Placement) -> str:
