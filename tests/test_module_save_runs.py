@@ -103,7 +103,8 @@ def test_a_units_edit_changes_its_placed_pieces(
 
 
 def _piece(record: str, face: str = "front", piece_id: str = "1000001") -> saves.SavedPiece:
-    key = ("saved-1", record, face, {}, ("Map", 1, 2), piece_id)
+    values: dict[str, object] = {}
+    key = ("saved-1", record, face, values, ("Map", 1, 2), piece_id)
     return saves.SavedPiece(key, lambda: "")
 
 
