@@ -433,15 +433,24 @@ def test_game_id_must_be_a_plain_folder_name(napoleon: Path, game_id: str) -> No
 
 
 # -- root causes first ----------------------------------------------------------------------------
+def _misspell_a_charts_key(napoleon: Path) -> None:
+    """An unknown key (`chartz:`) before charts.yaml's `charts:`: an unknown-key finding."""
+    charts = napoleon / "charts.yaml"
+    text = charts.read_text(encoding="utf-8")
+    charts.write_text(text.replace("charts:\n", "chartz: []\ncharts:\n", 1), encoding="utf-8")
+
+
+def _rules_and_files(napoleon: Path) -> list[tuple[str, str]]:
+    """The game's findings in the order they are printed: (rule, file name) each."""
+    return [(f.rule, Path(f.location.path).name) for f in check_game(napoleon).findings]
+
+
 def test_the_broken_file_comes_first(napoleon: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A broken file's finding precedes every other file's, even one whose path sorts first."""
     broken = napoleon / "scenarios" / "historical.yaml"
     broken.write_bytes(b"scenarios: [\n")
-    charts = napoleon / "charts.yaml"
-    text = charts.read_text(encoding="utf-8")
-    charts.write_text(text.replace("charts:\n", "chartz: []\ncharts:\n", 1), encoding="utf-8")
-    findings = check_game(napoleon).findings
-    assert [(f.rule, Path(f.location.path).name) for f in findings] == [
+    _misspell_a_charts_key(napoleon)
+    assert _rules_and_files(napoleon) == [
         ("yaml-syntax", "historical.yaml"),
         ("unknown-key", "charts.yaml"),
     ]
@@ -485,11 +494,8 @@ def test_a_fault_in_another_file_precedes_the_rules(napoleon: Path) -> None:
     """The data's own faults come before every rule finding, whatever file and line each is
     on: here a misspelt key in charts.yaml, which sorts after units.yaml by place."""
     _misspell_napoleons_command(napoleon)
-    charts = napoleon / "charts.yaml"
-    text = charts.read_text(encoding="utf-8")
-    charts.write_text(text.replace("charts:\n", "chartz: []\ncharts:\n", 1), encoding="utf-8")
-    findings = check_game(napoleon).findings
-    assert [(f.rule, Path(f.location.path).name) for f in findings] == [
+    _misspell_a_charts_key(napoleon)
+    assert _rules_and_files(napoleon) == [
         ("unknown-key", "charts.yaml"),
         ("unresolved-reference", "units.yaml"),
         ("leader-one-step", "units.yaml"),
@@ -500,8 +506,7 @@ def test_a_fault_in_another_file_precedes_the_rules(napoleon: Path) -> None:
 def test_two_broken_files_are_two_findings(napoleon: Path) -> None:
     (napoleon / "units.yaml").write_bytes(b"")
     (napoleon / "map.yaml").write_bytes(b"\x00")
-    findings = check_game(napoleon).findings
-    assert [(f.rule, Path(f.location.path).name) for f in findings] == [
+    assert _rules_and_files(napoleon) == [
         ("binary-file", "map.yaml"),
         ("empty-file", "units.yaml"),
     ]
