@@ -253,3 +253,19 @@ def spy_on_parts_drawn(monkeypatch: pytest.MonkeyPatch, seen: list[str]) -> None
         return draw_part(game, chart, *rest, **options)
 
     monkeypatch.setattr(printed, "draw_part", spy)
+
+
+def spy_on_thumbnail_rasterize(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From here on, the height of each drawing the preview's thumbnails rasterise (the real
+    drawing is still rasterised, with the same arguments), in a list given back."""
+    from compiler.backends.art.raster import rasterize
+    from compiler.backends.preview import thumbs
+
+    heights: list[int] = []
+
+    def spy(drawing: Any, height: int, supersample: int = 4) -> Any:
+        heights.append(height)
+        return rasterize(drawing, height, supersample)
+
+    monkeypatch.setattr(thumbs, "rasterize", spy)
+    return heights

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from compiler.cli import main
-from tests.conftest import replace_in
+from tests.conftest import replace_in, spy_on_thumbnail_rasterize
 
 OLD = "front: {strength: 2, movement: 3}, back: {strength: 1, movement: 3}"
 NEW = "front: {strength: 2, movement: 4}, back: {strength: 1, movement: 3}"
@@ -87,7 +87,6 @@ def test_a_thumbnail_drawn_again_takes_its_faces_from_the_cache(
     """A sheet page's thumbnail is the same bytes with or without the faces' pixels in the
     cache; a page drawn again (its own entry gone) rasterises none of its faces when they
     are there, and every face when they are not."""
-    from compiler.backends.art.raster import rasterize as real
     from compiler.backends.preview import thumbs
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import sheet_docs
@@ -107,13 +106,7 @@ def test_a_thumbnail_drawn_again_takes_its_faces_from_the_cache(
     plan_key, layout, _plan = thumbs._known_layout(doc, options, RenderCache(None))
     looks = thumbs.Looks(doc.runs)
     page_keys = thumbs._page_keys(options.page_pt, plan_key, looks, layout.ranges)
-    rasterised: list[int] = []
-
-    def spy(drawing: object, height: int, supersample: int = 4) -> object:
-        rasterised.append(height)
-        return real(drawing, height, supersample)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(thumbs, "rasterize", spy)
+    rasterised = spy_on_thumbnail_rasterize(monkeypatch)
     warm = RenderCache(pack)
     for key in page_keys:  # every page as if its faces had moved: drawn again
         warm.index.pop(key, None)

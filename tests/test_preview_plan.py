@@ -19,7 +19,7 @@ from compiler.backends.sheets.impose import Rect, impose
 from compiler.backends.sheets.options import SheetOptions
 from compiler.backends.sheets.pdf import Piece, PieceRun, Pieces, SheetDoc
 from compiler.load.game import load_game
-from tests.conftest import SOURCES
+from tests.conftest import SOURCES, spy_on_thumbnail_rasterize
 
 
 def counters(duplex: str) -> tuple[SheetDoc, SheetOptions]:
@@ -234,12 +234,7 @@ def test_a_page_drawn_again_without_its_spots_is_the_same(tmp_path: Path) -> Non
     """A page's spots missing from the cache: the plan is made again and the page is drawn
     as it was."""
     doc, options = counters("mirror")
-    pages = thumbs.sheet_faces(doc, options)
-    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
-    pack = tmp_path / "preview.pack"
-    cold = RenderCache(pack)
-    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
-    cold.save()
+    pages, pdf, pack, first = _cold_thumbs(tmp_path, doc, options)
     warm = RenderCache(pack)
     key, layout, _plan = thumbs._known_layout(doc, options, warm)
     for page in thumbs._page_keys(options.page_pt, key, thumbs.Looks(doc.runs), layout.ranges):
@@ -266,12 +261,7 @@ def test_the_faces_of_the_pages_found_stay_in_the_cache(tmp_path: Path) -> None:
     from compiler.backends.rendercache import AGE_LIMIT
 
     doc, options = counters("mirror")
-    pages = thumbs.sheet_faces(doc, options)
-    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
-    pack = tmp_path / "preview.pack"
-    cold = RenderCache(pack)
-    thumbs.sheet_thumbs(pdf, doc, options, cold)
-    cold.save()
+    pages, pdf, pack, _first = _cold_thumbs(tmp_path, doc, options)
     height = options.page_pt[1]
     faces = [thumbs._faces_key(doc.kind, number) for number in range(len(pages))]
     kept = RenderCache(pack)
@@ -293,12 +283,7 @@ def test_a_warm_build_draws_and_lists_only_the_pages_of_a_changed_run(
     same thumbnails: its pieces are the same), the others are read back, and no run with a
     key is listed but those of the pieces on the pages drawn."""
     doc, options = counters("mirror")
-    pages = thumbs.sheet_faces(doc, options)
-    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
-    pack = tmp_path / "preview.pack"
-    cold = RenderCache(pack)
-    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
-    cold.save()
+    pages, pdf, pack, first = _cold_thumbs(tmp_path, doc, options)
     runs = doc.runs.runs
     plan = thumbs.sheet_plan(doc, options)
     starts = [sum(run.count for run in runs[:number]) for number in range(len(runs) + 1)]
@@ -343,12 +328,7 @@ def test_a_pages_faces_of_another_shape_are_drawn_again(
     """The faces kept at a page's place damaged or of another shape (or a face's pixels
     that are not pixels): the page is drawn again as it was."""
     doc, options = counters("mirror")
-    pages = thumbs.sheet_faces(doc, options)
-    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
-    pack = tmp_path / "preview.pack"
-    cold = RenderCache(pack)
-    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
-    cold.save()
+    pages, pdf, pack, first = _cold_thumbs(tmp_path, doc, options)
     if entry_bytes is not None:
         assert thumbs._read_faces(entry_bytes) == {}
     warm = RenderCache(pack)
@@ -375,27 +355,15 @@ def test_a_page_with_changed_faces_is_patched_to_the_thumbnail_drawn_whole(
     """Faces changed on a page: the page is drawn over its kept pixels (no paper
     rasterised, only the faces not kept), and is the thumbnail drawn whole without a cache."""
     doc, options = counters("mirror")
-    pages = thumbs.sheet_faces(doc, options)
-    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
-    pack = tmp_path / "preview.pack"
-    cold = RenderCache(pack)
-    thumbs.sheet_thumbs(pdf, doc, options, cold)
-    cold.save()
+    pages, pdf, pack, _first = _cold_thumbs(tmp_path, doc, options)
     edited = doc
     for number in changed:
         other = (number + len(doc.pieces) // 2) % len(doc.pieces)
         edited = with_front_of(edited, number, other)
     whole = [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, RenderCache(None))]
     assert whole != [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, RenderCache(None))]
-    from compiler.backends.art.raster import rasterize as real
 
-    heights: list[int] = []
-
-    def spy(drawing: object, height: int, supersample: int = 4) -> object:
-        heights.append(height)
-        return real(drawing, height, supersample)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(thumbs, "rasterize", spy)
+    heights = spy_on_thumbnail_rasterize(monkeypatch)
     warm = RenderCache(pack)
     assert [t.png for t in thumbs.sheet_thumbs(pdf, edited, options, warm)] == whole
     assert thumbs.THUMB_HEIGHT not in heights
@@ -429,12 +397,7 @@ def test_a_pages_damaged_pixels_are_not_patched(tmp_path: Path, how: str) -> Non
     """The pixels kept at a page's place damaged or of another shape: the page with a
     changed face is drawn whole, the thumbnail drawn without a cache."""
     doc, options = counters("mirror")
-    pages = thumbs.sheet_faces(doc, options)
-    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
-    pack = tmp_path / "preview.pack"
-    cold = RenderCache(pack)
-    thumbs.sheet_thumbs(pdf, doc, options, cold)
-    cold.save()
+    pages, pdf, pack, _first = _cold_thumbs(tmp_path, doc, options)
     edited = with_front_of(doc, 3, len(doc.pieces) // 2)
     warm = RenderCache(pack)
     for number in range(len(pages)):
@@ -462,3 +425,17 @@ def test_a_page_of_another_size_of_the_same_shape_is_not_patched() -> None:
     _png, kept = drawn(big, None)
     assert drawn(small, kept)[0] == drawn(small, None)[0] != drawn(big, None)[0]
     assert drawn(big, kept)[0] == drawn(big, None)[0]
+
+
+def _cold_thumbs(
+    tmp_path: Path, doc: SheetDoc, options: SheetOptions
+) -> tuple[list[list[thumbs.Face]], bytes, Path, list[bytes | None]]:
+    """The sheet's thumbnails made with a new cache in `tmp_path`, saved: the pages' faces,
+    the PDF the thumbnails are of (a page size per page), the cache's pack and the PNGs."""
+    pages = thumbs.sheet_faces(doc, options)
+    pdf = b"".join(b"/MediaBox [0 0 595 842]" for _ in pages)
+    pack = tmp_path / "preview.pack"
+    cold = RenderCache(pack)
+    first = [t.png for t in thumbs.sheet_thumbs(pdf, doc, options, cold)]
+    cold.save()
+    return pages, pdf, pack, first
