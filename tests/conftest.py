@@ -269,3 +269,20 @@ def spy_on_thumbnail_rasterize(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(thumbs, "rasterize", spy)
     return heights
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item per render of a player-aids template (compiler.load.aids._render) since the
+    last clear."""
+    from compiler.load import aids
+
+    seen: list[int] = []
+    real = aids._render
+
+    def spy(template: Any, names: dict[str, object]) -> str:
+        seen.append(1)
+        return real(template, names)
+
+    monkeypatch.setattr(aids, "_render", spy)
+    return seen

@@ -83,20 +83,12 @@ def test_a_changed_unit_reads_its_rows_alone(
     assert every_field(again) == every_field(charts) and rows_read == []
 
 
-def test_a_games_own_template_is_rendered_once_per_game(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_games_own_template_is_rendered_once_per_game(renders: list[int]) -> None:
     """Validation asks for the aids of a game with its own template, then the build: the
     second time, nothing is rendered again; another game is rendered afresh."""
     game = loaded_seed("napoleon")
     path, source, _own = game.aids_template
     own = replace(game, aids_template=(path, source, True))
-    renders: list[int] = []
-    real = aids._render
-
-    def spy(template: object, names: dict[str, object]) -> str:
-        renders.append(1)
-        return real(template, names)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(aids, "_render", spy)
     first = player_aids(own)
     again = player_aids(own, Path("unused"))
     assert len(renders) == 1 and first == again and first[0] == player_aids(game)[0]

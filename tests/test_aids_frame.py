@@ -30,20 +30,6 @@ def test_the_framed_template_is_the_shipped_one() -> None:
     assert hashlib.sha256(source).hexdigest() == FRAMED_TEMPLATE
 
 
-@pytest.fixture
-def renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """One item per render of a template since the last clear."""
-    seen: list[int] = []
-    real = aids._render
-
-    def spy(template: object, names: dict[str, object]) -> str:
-        seen.append(1)
-        return real(template, names)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(aids, "_render", spy)
-    return seen
-
-
 def _odd_units(game: GameData) -> GameData:
     """The game with units whose rows quote, escape, lack a size or a Japanese name."""
     first, second, *rest = game.units
@@ -87,27 +73,27 @@ def test_a_changed_unit_is_not_rendered(name: str, tmp_path: Path, renders: list
     assert every_field(again) == every_field(player_aids(_moved(changed, 0))[0])
 
 
-def test_a_renamed_unit_renders_its_scenarios(tmp_path: Path, renders: list[int]) -> None:
-    """A unit's name shows in the setup cards: those are written by the template."""
-    game = loaded_seed("napoleon")
-    player_aids(game, tmp_path)
-    unit = replace(game.units[0], name=Text("Renamed", "改名"))
-    changed = replace(game, units=(unit, *game.units[1:]))
-    renders.clear()
-    charts, _ = player_aids(changed, tmp_path)
-    assert renders == [1]  # its scenarios are written by the template
-    assert every_field(charts) == every_field(player_aids(changed)[0])
-
-
-def test_a_changed_scenario_renders_a_new_frame(tmp_path: Path, renders: list[int]) -> None:
-    game = loaded_seed("napoleon")
-    player_aids(game, tmp_path)
-    scenario = replace(game.scenarios[0], name=Text("Another", "別"))
-    changed = replace(game, scenarios=(scenario, *game.scenarios[1:]))
+def _renders_once(tmp_path: Path, renders: list[int], changed: GameData) -> None:
+    """The aids of `changed` after Napoleon's were kept in `tmp_path`: the template rendered
+    once, the aids those of `changed` made without a cache."""
+    player_aids(loaded_seed("napoleon"), tmp_path)
     renders.clear()
     charts, _ = player_aids(changed, tmp_path)
     assert renders == [1]
     assert every_field(charts) == every_field(player_aids(changed)[0])
+
+
+def test_a_renamed_unit_renders_its_scenarios(tmp_path: Path, renders: list[int]) -> None:
+    """A unit's name shows in the setup cards: those are written by the template."""
+    game = loaded_seed("napoleon")
+    unit = replace(game.units[0], name=Text("Renamed", "改名"))
+    _renders_once(tmp_path, renders, replace(game, units=(unit, *game.units[1:])))
+
+
+def test_a_changed_scenario_renders_a_new_frame(tmp_path: Path, renders: list[int]) -> None:
+    game = loaded_seed("napoleon")
+    scenario = replace(game.scenarios[0], name=Text("Another", "別"))
+    _renders_once(tmp_path, renders, replace(game, scenarios=(scenario, *game.scenarios[1:])))
 
 
 @pytest.mark.parametrize("damage", ["flip", "cut", "calls"])
