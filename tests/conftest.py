@@ -286,3 +286,32 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(aids, "_render", spy)
     return seen
+
+
+def chart_cache_after_an_edit(mini: Path, tmp_path: Path) -> tuple[RenderCache, list[str]]:
+    """The mini game's charts rendered into a cache in `tmp_path`, then one unit renamed: the
+    cache opened again, and the keys of its chart PNGs' band tables (some)."""
+    from compiler.backends.charts.bandpng import decode_table
+    from compiler.backends.charts.build import render_charts
+    from compiler.backends.sheets.options import SheetOptions
+
+    pack = tmp_path / "charts.pack"
+    render_charts(game_with_aids(mini), SheetOptions(), RenderCache(pack))
+    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
+    cache = RenderCache(pack)
+    tables = [key for key in list(cache.index) if decode_table(cache.get(key)) is not None]
+    assert tables
+    return cache, tables
+
+
+def assert_warm_chart_pngs_are_cold(mini: Path, tmp_path: Path, cache: RenderCache) -> None:
+    """The mini game's chart PNGs rendered with `cache` are those rendered with none."""
+    from compiler.backends.charts.build import chart_images, render_charts
+    from compiler.backends.sheets.options import SheetOptions
+
+    game = game_with_aids(mini)
+    render_charts(game, SheetOptions(), cache)
+    warm = [png.data for png in chart_images(game, "en")]
+    cold_game = game_with_aids(mini)
+    render_charts(cold_game, SheetOptions(), RenderCache(tmp_path / "cold.pack"))
+    assert warm == [png.data for png in chart_images(cold_game, "en")]

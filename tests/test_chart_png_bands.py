@@ -13,10 +13,10 @@ from PIL import Image, ImageDraw
 
 from compiler.backends.charts import bandpng
 from compiler.backends.charts.bandpng import banded_png, decode_table, encode_table
-from compiler.backends.charts.build import chart_images, render_charts
-from compiler.backends.rendercache import RenderCache
-from compiler.backends.sheets.options import SheetOptions
-from tests.conftest import game_with_aids, replace_in
+from tests.conftest import (
+    assert_warm_chart_pngs_are_cold,
+    chart_cache_after_an_edit,
+)
 
 
 def _image(mark: int) -> Image.Image:
@@ -67,19 +67,9 @@ def test_a_band_table_that_does_not_fit_its_png_is_not_copied_from() -> None:
 def test_a_warm_build_copies_bands_and_writes_a_cold_builds_pngs(
     mini: Path, tmp_path: Path, damage: bool
 ) -> None:
-    pack = tmp_path / "charts.pack"
-    render_charts(game_with_aids(mini), SheetOptions(), RenderCache(pack))
-    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
-    cache = RenderCache(pack)
-    tables = [key for key in list(cache.index) if decode_table(cache.get(key)) is not None]
-    assert tables
+    cache, tables = chart_cache_after_an_edit(mini, tmp_path)
     for key in tables if damage else []:  # each band table made to name its PNG's bytes wrong
         png_key, (width, bands) = decode_table(cache.get(key)) or ("", (0, []))
         moved = [(digest, start + 7, length, adler) for digest, start, length, adler in bands]
         cache.put(key, encode_table(png_key, (width, moved)))
-    game = game_with_aids(mini)
-    render_charts(game, SheetOptions(), cache)
-    warm = [png.data for png in chart_images(game, "en")]
-    cold_game = game_with_aids(mini)
-    render_charts(cold_game, SheetOptions(), RenderCache(tmp_path / "cold.pack"))
-    assert warm == [png.data for png in chart_images(cold_game, "en")]
+    assert_warm_chart_pngs_are_cold(mini, tmp_path, cache)

@@ -16,13 +16,14 @@ from compiler.backends.charts.build import (
     CHART_SUPERSAMPLE,
     _png_height,
     all_charts,
-    chart_images,
     drawing_of,
-    render_charts,
 )
-from compiler.backends.rendercache import RenderCache
-from compiler.backends.sheets.options import SheetOptions
-from tests.conftest import game_with_aids, replace_in
+from tests.conftest import (
+    assert_warm_chart_pngs_are_cold,
+    chart_cache_after_an_edit,
+    game_with_aids,
+    replace_in,
+)
 
 
 def test_a_windows_rows_are_the_whole_images(mini: Path) -> None:
@@ -72,12 +73,7 @@ def test_a_changed_row_changes_only_the_looks_of_its_bands(mini: Path) -> None:
 def test_a_warm_build_drawing_windows_writes_a_cold_builds_pngs(
     mini: Path, tmp_path: Path, damage: str
 ) -> None:
-    pack = tmp_path / "charts.pack"
-    render_charts(game_with_aids(mini), SheetOptions(), RenderCache(pack))
-    replace_in(mini / "units.yaml", "name: 2nd Infantry,", "name: 2nd Infantry Regiment,")
-    cache = RenderCache(pack)
-    tables = [key for key in list(cache.index) if decode_table(cache.get(key)) is not None]
-    assert tables
+    cache, tables = chart_cache_after_an_edit(mini, tmp_path)
     for key in tables:
         png_key, (width, bands) = decode_table(cache.get(key)) or ("", (0, []))
         looks = decode_looks(cache.get(key))
@@ -90,9 +86,4 @@ def test_a_warm_build_drawing_windows_writes_a_cold_builds_pngs(
                 for n, (digest, start, length, adler) in enumerate(bands)
             ]
             cache.put(key, encode_table(png_key, (width, swapped), looks))
-    game = game_with_aids(mini)
-    render_charts(game, SheetOptions(), cache)
-    warm = [png.data for png in chart_images(game, "en")]
-    cold_game = game_with_aids(mini)
-    render_charts(cold_game, SheetOptions(), RenderCache(tmp_path / "cold.pack"))
-    assert warm == [png.data for png in chart_images(cold_game, "en")]
+    assert_warm_chart_pngs_are_cold(mini, tmp_path, cache)
