@@ -77,12 +77,15 @@ FACE_SUPERSAMPLE = max(SCALE, INSET_SUPERSAMPLE)
 (the pictures that lay faces rasterised one by one use it to get the same pixels)."""
 
 
-def _inset(result: Image.Image, op: Inset, scale: tuple[float, float], k: int) -> None:
-    """A nested drawing rasterised at its final size and laid over the result."""
+def _inset(
+    result: Image.Image, op: Inset, scale: tuple[float, float], k: int, rows_up: int = 0
+) -> None:
+    """A nested drawing rasterised at its final size and laid over the result; `rows_up`
+    pixel rows higher (a window of a larger image: charts.window)."""
     x0, y0, _x1, y1 = op.box
     height = max(1, round((y1 - y0) * scale[1]))
     image = _inset_image(op.drawing, height, max(k, INSET_SUPERSAMPLE))
-    lay(result, image, (round(x0 * scale[0]), round(y0 * scale[1])))
+    lay(result, image, (round(x0 * scale[0]), round(y0 * scale[1]) - rows_up))
 
 
 def lay(result: Image.Image, image: Image.Image, at: tuple[int, int]) -> None:
@@ -323,15 +326,16 @@ def _shape(
         draw.line(points, fill=_rgba(op.colour), width=_width(op.width, scale), joint="curve")
 
 
-def _text(image: Image.Image, op: Text, scale: tuple[float, float]) -> None:
-    """One line of text, glyph by glyph at the font's own advance widths."""
+def _text(image: Image.Image, op: Text, scale: tuple[float, float], rows_up: int = 0) -> None:
+    """One line of text, glyph by glyph at the font's own advance widths; `rows_up` pixel
+    rows higher (a window of a larger image: charts.window)."""
     if not op.text:
         return
     font = font_for(op.text, op.bold, op.lang)
     widths = char_widths(op.text, font, op.height)
     total = sum(widths)
     start = op.start(total)
-    baseline = round((op.y + baseline_offset(font) * op.height) * scale[1])
+    baseline = round((op.y + baseline_offset(font) * op.height) * scale[1]) - rows_up
     size = op.height * scale[1]
     draw = ImageDraw.Draw(image)
     ink = op.colour if image.mode == "RGB" else (*op.colour, 255)

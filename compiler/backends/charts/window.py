@@ -25,7 +25,6 @@ from PIL import Image, ImageDraw
 
 from compiler.backends.art import raster
 from compiler.backends.art.display import Drawing, Ellipse, Inset, Line, Op, Polygon, Rect, Text
-from compiler.backends.art.fonts import baseline_offset, char_widths, font_for
 from compiler.backends.charts.bandpng import BAND_ROWS
 
 MARGIN = 16
@@ -148,33 +147,8 @@ def _window(drawing: Drawing, size: tuple[int, int], top: int, bottom: int) -> b
         raster._shape(draw, op, scale, (0.0, float(start)))
     for op in finals:
         if isinstance(op, Inset):
-            _inset(image, op, scale, start)
+            raster._inset(image, op, scale, 1, start)
         elif isinstance(op, Text):
-            _text(image, op, scale, start)
+            raster._text(image, op, scale, start)
     stride = width * 3
     return image.tobytes()[(top - start) * stride : (bottom - start) * stride]
-
-
-def _inset(image: Image.Image, op: Inset, scale: tuple[float, float], start: int) -> None:
-    """raster._inset with supersampling 1, `start` rows up."""
-    x0, y0, _x1, y1 = op.box
-    tall = max(1, round((y1 - y0) * scale[1]))
-    face = raster._inset_image(op.drawing, tall, max(1, raster.INSET_SUPERSAMPLE))
-    raster.lay(image, face, (round(x0 * scale[0]), round(y0 * scale[1]) - start))
-
-
-def _text(image: Image.Image, op: Text, scale: tuple[float, float], start: int) -> None:
-    """raster._text, `start` rows up."""
-    if not op.text:
-        return
-    font = font_for(op.text, op.bold, op.lang)
-    widths = char_widths(op.text, font, op.height)
-    pen = op.start(sum(widths))
-    baseline = round((op.y + baseline_offset(font) * op.height) * scale[1]) - start
-    size = op.height * scale[1]
-    draw = ImageDraw.Draw(image)
-    for char, advance in zip(op.text, widths, strict=True):
-        if not char.isspace():
-            mask, (dx, dy) = raster._glyph(font, size, char)
-            draw.bitmap((round(pen * scale[0]) + dx, baseline + dy), mask, fill=op.colour)
-        pen += advance
