@@ -27,7 +27,7 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import CodeType, MappingProxyType
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -479,16 +479,8 @@ def _jinja_version() -> str:
 
 def _kept_frame(kept: bytes | None) -> tuple[list[str], list[tuple[str, str]]] | None:
     """A frame kept by _Marks.filled (its segments, the calls between them), when whole."""
-    if kept is None or len(kept) < CHECK_SIZE:
-        return None
-    data = kept[CHECK_SIZE:]
-    if _check(data) != kept[:CHECK_SIZE]:
-        return None
-    try:
-        found = marshal.loads(data)
-    except (EOFError, ValueError, TypeError, MemoryError, OverflowError):
-        return None
-    if type(found) is not tuple or len(found) != 2 or set(map(type, found)) != {tuple}:
+    found = None if kept is None else _checked_pair(kept)
+    if found is None:
         return None
     segments, calls = found
     if len(segments) != len(calls) + 1 or not set(map(type, segments)) <= {str}:
@@ -631,16 +623,27 @@ def _scenario_shown(game: GameData, scenario: Scenario, unit_name: Callable[[str
     return "\n".join(parts)
 
 
-def _kept_run(kept: bytes) -> tuple[list[str], list[str]] | None:
-    """The rows of a run kept by _KeptRows.run (what each shows, its text), when whole."""
+def _checked_pair(kept: bytes) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The two tuples marshalled in `kept` after their check (_check), when the check holds
+    and they read back as two tuples; their items are the caller's to check. Marshal reads
+    back what it wrote much faster than JSON (a run per 32 units)."""
     data = kept[CHECK_SIZE:]
     if len(kept) < CHECK_SIZE or _check(data) != kept[:CHECK_SIZE]:
         return None
-    try:  # marshal reads back what it wrote much faster than JSON (a run per 32 units)
+    try:
         found = marshal.loads(data)
     except (EOFError, ValueError, TypeError, MemoryError, OverflowError):
         return None
     if type(found) is not tuple or len(found) != 2 or set(map(type, found)) != {tuple}:
+        return None
+    first, second = found
+    return first, second
+
+
+def _kept_run(kept: bytes) -> tuple[list[str], list[str]] | None:
+    """The rows of a run kept by _KeptRows.run (what each shows, its text), when whole."""
+    found = _checked_pair(kept)
+    if found is None:
         return None
     shown, texts = found
     if len(shown) != len(texts) or not set(map(type, chain(shown, texts))) <= {str}:
