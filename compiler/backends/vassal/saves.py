@@ -202,16 +202,14 @@ def _saved_piece(
     placement: Placement,
     at: tuple[str, int, int],
     piece_id: str,
-    record: str | None = None,
+    record: str,
 ) -> SavedPiece:
     """The AddPiece command of one placed piece, prototypes expanded, keyed by the piece's
-    record (`_record_key`, given when known), images, gpid, face, what it carries, place and
-    id. What it carries is in the key as the values (their repr tells apart what their JSON
-    does: the same insertion order, the types shown), made into its text only when the piece
-    is made (`_made_piece`)."""
+    `record` (its `_record_key`), images, gpid, face, what it carries, place and id. What it
+    carries is in the key as the values (their repr tells apart what their JSON does: the
+    same insertion order, the types shown), made into its text only when the piece is made
+    (`_made_piece`)."""
     values = carried(placement)
-    if record is None:
-        record = _record_key(plan, placement)
     make = partial(_made_piece, plan, placement, at, piece_id, values)
     return SavedPiece(("saved-1", record, placement.face, values, at, piece_id), make)
 
