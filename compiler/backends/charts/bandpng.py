@@ -56,15 +56,12 @@ def banded_png(
     bands."""
     if image.mode != "RGB":
         return png_bytes(image), (image.width, [])
-    width, height = image.size
-    stride = width * 3
-    known = _known_bands(before, width)
+    stride = image.width * 3
     rows = memoryview(image.tobytes())
-    made: list[tuple[bytes, bytes, int]] = []
-    for top in range(0, height, BAND_ROWS):
-        pixels = rows[top * stride : min(height, top + BAND_ROWS) * stride]
-        made.append(_band(pixels, stride, known))
-    return assembled(width, height, made)
+    bands = -(-image.height // BAND_ROWS)
+    return banded_rows(
+        image.size, [None] * bands, before, lambda top, bottom: rows[top * stride : bottom * stride]
+    )
 
 
 def _band(
@@ -81,7 +78,7 @@ def banded_rows(
     size: tuple[int, int],
     kept: list[tuple[bytes, bytes, int] | None],
     before: tuple[bytes, Table] | None,
-    rows: Callable[[int, int], bytes],
+    rows: Callable[[int, int], bytes | memoryview],
 ) -> tuple[bytes, Table]:
     """The PNG banded_png makes of an RGB image `size` big, from its bands: a band `kept`
     gives (its rows' digest, deflate data, Adler-32: see kept_bands) is taken as it is, the
