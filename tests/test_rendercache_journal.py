@@ -266,3 +266,19 @@ def test_a_build_that_drops_most_entries_folds_the_index(pack: Path) -> None:
     assert records(index) == []
     assert served(pack, range(2000)) == set(range(900))
     assert len(index) < 900 * (len(key(0)) + 40)
+
+
+def test_a_journal_that_drops_many_entries_is_folded(pack: Path) -> None:
+    """Records that drop more than one in FOLD_DROPPED of the entries indexed: the index is
+    written whole, naming only the entries kept (its base named them all, read and dropped
+    again by every build that opened it); what it serves is unchanged."""
+    build(pack, use=range(1400))
+    RenderCache(pack)._write_index()
+    for _round in range(AGE_LIMIT):
+        build(pack, use=range(1400))
+    index = index_of(pack).read_bytes()
+    assert records(index) == []  # 600 of 2,000 dropped: folded
+    assert served(pack, range(2000)) == set(range(1400))
+    assert len(index) < 1400 * (len(key(0)) + 40)
+    cache = RenderCache(pack)
+    assert cache._journal_drops == 0
