@@ -577,3 +577,38 @@ def test_a_look_of_no_folder_or_a_file_is_not_used(tmp_path: Path) -> None:
     assert look.files() is None
     with pytest.raises(NotADirectoryError):
         OutputFolder.open(tmp_path / "file", owned, look=look)
+
+
+def trash_folders(target: Path) -> list[Path]:
+    return [p for p in target.parent.iterdir() if p.name.startswith(f".{target.name}~")]
+
+
+def test_the_files_a_commit_replaced_are_removed_by_the_next_look(previous: Path) -> None:
+    """A build that looked at its folder while it loaded sets the files its commit replaced
+    aside (one rename), whole: the new set is in place, the module and page it replaced are
+    in the folder set aside; the next build's look removes it (and recover, a
+    folder left when a process ended first)."""
+    look = files.FolderLook(previous)
+    outputs = OutputFolder.open(previous, owned, ("index.html",), stamp_of(previous), look)
+    outputs.replace(fill_next, set(map(image, KEPT)))
+    assert contents(previous) == NEW_SET
+    assert stage_folders(previous) == []
+    (aside,) = trash_folders(previous)
+    assert contents(aside) == {"game.vmod": b"module 1", "index.html": page(*BEFORE)}
+    look = files.FolderLook(previous)
+    look._removal.join()
+    assert trash_folders(previous) == []
+    assert look.files() is not None and set(look.files() or ()) == set(NEW_SET)
+    left = previous.parent / f".{previous.name}~abcd1234.gone"
+    left.mkdir()
+    (left / "game.vmod").write_bytes(b"module 0")
+    (previous.parent / ".other~abcd1234.gone").mkdir()  # another game's: not this one's
+    recover(previous, owned)
+    assert [p.name for p in trash_folders(previous)] == []
+    assert (previous.parent / ".other~abcd1234.gone").is_dir()
+    assert contents(previous) == NEW_SET
+
+
+def test_a_commit_without_a_look_removes_the_replaced_files_at_once(previous: Path) -> None:
+    commit_next(previous)
+    assert stage_folders(previous) == [] and trash_folders(previous) == []
