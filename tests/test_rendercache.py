@@ -27,9 +27,12 @@ from tests.conftest import DIES_WITH_PARENT, stderr_of_a_killed_build
 
 @pytest.fixture(autouse=True, params=["read whole", "read by entry"])
 def reading(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test with a small pack read at once, and with every pack read entry by entry."""
+    """Each test with a small pack read whole at its first read, and with every pack read
+    entry by entry."""
     if request.param == "read by entry":
         monkeypatch.setattr(rendercache, "SMALL_PACK", 0)
+    else:
+        monkeypatch.setattr(rendercache, "WHOLE_AFTER", 0)
 
 
 def saved(pack: Path, entries: dict[str, bytes]) -> None:
@@ -273,3 +276,23 @@ def test_compacting_moves_unread_entries_and_a_damaged_one_stays_a_miss(tmp_path
     for key, value in entries.items():
         assert again.get(key) == value
     assert again.get("new") == b"N" * 50
+
+
+def test_a_small_pack_is_read_whole_only_once_many_entries_were_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening reads no entry; a warm build that asks for a few reads those; past WHOLE_AFTER
+    the small pack is read at once, and serves every entry as it was."""
+    monkeypatch.setattr(rendercache, "WHOLE_AFTER", 8)
+    monkeypatch.setattr(rendercache, "SMALL_PACK", 4 << 20)
+    pack = tmp_path / "faces.pack"
+    entries = {f"k{n}": f"entry {n} ".encode() * (n + 1) for n in range(20)}
+    saved(pack, entries)
+    cache = RenderCache(pack)
+    assert cache._whole is None
+    for n in range(8):
+        assert cache.get(f"k{n}") == entries[f"k{n}"]
+    assert cache._whole is None
+    assert cache.get("k8") == entries["k8"]
+    assert cache._whole is not None and len(cache._whole) == pack.stat().st_size
+    assert all(cache.get(key) == data for key, data in entries.items())
