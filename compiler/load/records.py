@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from functools import cache, partial
 from pathlib import Path
 from types import CellType, CodeType, FunctionType, MappingProxyType, MemberDescriptorType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import yaml
 
@@ -194,12 +194,33 @@ def _makers() -> dict[type, Callable[..., object]]:
     value per field (the setters are keyword-only: a pickle cannot replace them)."""
     found: dict[type, Callable[..., object]] = {}
     for cls, setters in _setters().items():
-        name = f"{MAKER_PREFIX}{cls.__module__.rsplit('.', 1)[-1]}_{cls.__name__}"
+        name = _maker_name(cls)
         made = _twin_maker(cls, name) or _maker(cls, setters, name)
         maker = globals().setdefault(name, made)
         if getattr(maker, "made_class", None) is cls:
             found[cls] = maker
     return found
+
+
+def _maker_name(cls: type) -> str:
+    return f"{MAKER_PREFIX}{cls.__module__.rsplit('.', 1)[-1]}_{cls.__name__}"
+
+
+def record_maker(cls: type) -> Callable[..., object] | None:
+    """The maker of records of `cls` (see _makers: one value per field, in the fields'
+    order), made alone when the others are not made yet (a load that reads no kept record
+    needs none of them); None when `cls` has no twin (see _twin). The loader makes the
+    thousands of hexes of a large map with it: a frozen dataclass's __init__ cost four
+    times as much."""
+    name = _maker_name(cls)
+    found = globals().get(name)
+    if getattr(found, "made_class", None) is cls:
+        return cast(Callable[..., object], found)
+    made = _twin_maker(cls, name)
+    if made is None:
+        return None
+    maker = globals().setdefault(name, made)
+    return maker if getattr(maker, "made_class", None) is cls else None
 
 
 def _twin_maker(cls: type, name: str) -> Callable[..., object] | None:
