@@ -309,3 +309,30 @@ def test_an_unchanged_warm_build_writes_no_row(
     charts, findings = player_aids(generated, tmp_path)
     assert not findings and every_field(charts) == whole_read(generated)
     assert written == []
+
+
+def test_one_damaged_run_among_kept_ones_is_read_again_alone(
+    generated: GameData, tmp_path: Path, rows_read: list[int]
+) -> None:
+    """A chart's runs are read back together (aids._Store.runs): one whose digests are not
+    digests is read again row by row, the others are still read back."""
+    expected = whole_read(generated)
+    player_aids(generated, tmp_path)
+    stored = tmp_path / AIDS_CACHE
+    kept = read_kept(stored)
+    listed = [key for key in kept if key.endswith(aids.PARTS)]
+    run_keys = [
+        run_key
+        for key in listed
+        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
+    ]
+    assert len(run_keys) > 1
+    run = aids._as_run(unpickled(kept[run_keys[1]]))
+    assert run is not None
+    damaged = dict(kept)
+    damaged[run_keys[1]] = pickled(tuple((row, at, "z" * 64) for row, at, _digest in run))
+    stored.write_bytes(kept_chunk(damaged))
+    rows_read.clear()
+    charts, findings = player_aids(generated, tmp_path)
+    assert not findings and every_field(charts) == expected
+    assert len(rows_read) == len(run)

@@ -365,3 +365,33 @@ def test_each_record_class_is_made_again_by_its_own_maker() -> None:
     assert unpickled(data) == text
     shorter = data.replace(b"\x8c\x02ja", b"")  # the record's last value taken out
     assert shorter != data and unpickled(shorter) is None
+
+
+def test_one_damaged_run_among_kept_ones_is_read_again_alone(
+    tmp_path: Path, item_reads: list[int]
+) -> None:
+    """The unchanged runs of a file are read back together (KeptRecords.unchanged): one that
+    does not read back whole is read again item by item, the others are still read back."""
+    from compiler.load.keptread import RUN_ITEMS
+
+    count = 3 * RUN_ITEMS
+    lines = [f"  - {{id: a-{n}, name: Unit {n}, side: a, type: infantry}}\n" for n in range(count)]
+    path = tmp_path / "units.yaml"
+    path.write_text("units:\n" + "".join(lines), encoding="utf-8")
+    stored = tmp_path / "kept.cache"
+    kept = KeptRecords(stored)
+    read_file(path, None, kept)
+    kept.save()
+    runs = read_kept(stored)
+    assert len(runs) == 3
+    damaged = next(iter(runs))
+    found = unpickled(runs[damaged][KEY_SIZE:])
+    assert isinstance(found, tuple) and len(found) == 2
+    keys, items = found
+    bad = tuple((item[0], item[1], "z" * 64) for item in items)
+    runs[damaged] = runs[damaged][:KEY_SIZE] + pickled((keys, bad))
+    stored.write_bytes(kept_chunk(runs))
+    item_reads.clear()
+    again = read_file(path, None, KeptRecords(stored))
+    assert len(item_reads) == RUN_ITEMS  # the damaged run's items, read from their text
+    assert every_field(again) == every_field(read_file(path))
