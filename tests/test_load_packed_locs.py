@@ -5,6 +5,7 @@ for, and a damaged packed entry reads as nothing kept (never a traceback)."""
 from __future__ import annotations
 
 import pickle
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -118,3 +119,24 @@ def test_equal_values_are_shared_only_when_the_same_in_every_way() -> None:
         assert repr(read.front) == repr(unit.front) and repr(read) == repr(unit)
     assert back[0].front is back[1].front and back[0].name is back[1].name
     assert len({id(read.front) for read in back}) == len(fronts) - 1
+
+
+def test_item_locs_are_the_dict_they_stand_for() -> None:
+    """ItemLocs (a chart's rows' positions, made a dict only when iterated) looks up, holds
+    and lists what `{**head, "rows.1": ..., ...}` does, in the same order; pickled and read
+    back as records are, it is the same."""
+    from compiler.model.common import ItemLocs, PackedLocs
+
+    head = {"id": (2, 3), "rows": (4, 5), "rows.0": (5, 7), "rows.0.label": (5, 9)}
+    wheres = [(6, 7), (7, 7), (8, 7)]
+    plain = {**head, "rows.1": (6, 7), "rows.2": (7, 7), "rows.3": (8, 7)}
+    for given in (head, PackedLocs(*(PackedLocs.pack(head) or ((), b"")))):
+        locs = ItemLocs(given, "rows.", 1, wheres)
+        for key in [*plain, "rows.4", "rows.01", "rows.-1", "rows.1.label", "rows.", "x", "rows.٣"]:
+            assert locs.get(key) == plain.get(key)
+            assert (key in locs) == (key in plain)
+        assert list(locs.items()) == list(plain.items()) and len(locs) == len(plain)
+        assert locs == plain and dict(locs) == plain
+        assert ItemLocs(given, "rows.", 1, wheres)["rows.3"] == (8, 7)
+        back = unpickled(pickled(locs))
+        assert isinstance(back, Mapping) and list(back.items()) == list(plain.items())

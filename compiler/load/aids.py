@@ -26,7 +26,7 @@ from functools import lru_cache
 from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from types import CodeType, MappingProxyType
+from types import CodeType
 from typing import TYPE_CHECKING, Any, cast
 
 import yaml
@@ -42,7 +42,7 @@ from compiler.load.records import pickled, read_kept, record_key, unpickled, wri
 from compiler.load.yamlread import ReadResult, read_bytes
 from compiler.model.cards import Card
 from compiler.model.charts import Chart, Row
-from compiler.model.common import Text, is_number
+from compiler.model.common import ItemLocs, Text, is_number
 from compiler.model.digests import (
     are_digests,
     content_digest,
@@ -790,14 +790,13 @@ def _run_alone(path: Path, rows: list[tuple[int, str]]) -> Run | None:
 
 def _assembled(head: Chart, rows: list[tuple[Row, tuple[int, int], str]]) -> Chart:
     """The chart of a head (with its first row) and its other rows, as a whole read gives it."""
-    locs = dict(head.locs)
-    # in passes that stay in C: an order of battle holds a row per unit
-    locs.update(zip(map(_ROW_LOC, range(1, len(rows) + 1)), map(_WHERE, rows), strict=True))
+    # in passes that stay in C: an order of battle holds a row per unit; the rows' positions
+    # made a dict only when asked for (see ItemLocs)
+    locs = ItemLocs(head.locs, "rows.", 1, list(map(_WHERE, rows)))
     found = (head.rows[0], *map(_ROW, rows))
-    return replace(head, rows=found, locs=MappingProxyType(locs))
+    return replace(head, rows=found, locs=locs)
 
 
-_ROW_LOC = "rows.{}".format
 _ROW, _WHERE, _DIGEST = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
