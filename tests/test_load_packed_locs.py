@@ -140,3 +140,21 @@ def test_item_locs_are_the_dict_they_stand_for() -> None:
         assert ItemLocs(given, "rows.", 1, wheres)["rows.3"] == (8, 7)
         back = unpickled(pickled(locs))
         assert isinstance(back, Mapping) and list(back.items()) == list(plain.items())
+
+
+def test_item_locs_of_sections_are_the_dict_of_a_whole_read() -> None:
+    """The positions of a data file read run by run (compiler.load.keptread): each section's
+    start, then its items', section after section, as the dict of a whole read has them."""
+    from compiler.model.common import EMPTY_LOCS, ItemLocs
+
+    plain: dict[str, tuple[int, int]] = {}
+    locs: Mapping[str, tuple[int, int]] = EMPTY_LOCS
+    for number, name in enumerate(("unit_types", "units")):
+        wheres = [(10 * number + item, 3) for item in range(3)]
+        plain[name] = (10 * number, 3)
+        plain.update((f"{name}.{item}", where) for item, where in enumerate(wheres))
+        locs = ItemLocs(locs, f"{name}.", 0, wheres, {name: (10 * number, 3)})
+    for key in [*plain, "units.3", "units", "unit_types.00", "x"]:
+        assert locs.get(key) == plain.get(key) and (key in locs) == (key in plain)
+    assert list(locs.items()) == list(plain.items())
+    assert list(unpickled(pickled(locs)).items()) == list(plain.items())  # type: ignore[attr-defined]

@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain, compress, count, repeat
 from operator import itemgetter, not_
 from pathlib import Path
-from types import MappingProxyType, NoneType, UnionType
+from types import NoneType, UnionType
 from typing import Any, Union, get_args, get_origin
 
 from compiler.diagnostics import Finding, Location
@@ -31,7 +32,7 @@ from compiler.load.chunks import compose_item, items_of, lines_of
 from compiler.load.convert import Converter, _fields, plan_for
 from compiler.load.records import pickled, read_kept, record_key, unpickled, write_kept
 from compiler.load.yamlread import ReadResult, compose_text, decode_text, read_bytes
-from compiler.model.common import Node
+from compiler.model.common import EMPTY_LOCS, ItemLocs, Node
 from compiler.model.digests import are_digests, digest_of, remember, remember_all
 from compiler.model.source import SourceFile
 
@@ -272,22 +273,23 @@ def _by_runs(path: str, split: Split, first: int, kept: KeptRecords) -> SourceFi
     records, positions and `locs`); None when a section is not a known list, or comes twice,
     or an item does not read clean (the whole read says why)."""
     values: dict[str, Any] = {}  # section → its records
-    locs: dict[str, tuple[int, int]] = {}
+    locs: Mapping[str, tuple[int, int]] = EMPTY_LOCS
     for name, runs in split:
         if name in values or name not in _item_types():
             return None
-        locs[name] = (runs[0].items[0][0], SECTION_INDENT + 1)  # the sequence starts at its `-`
+        start = {name: (runs[0].items[0][0], SECTION_INDENT + 1)}  # the sequence's `-`
         records: list[Node] = []
-        path_of = f"{name}.{{}}".format  # an item's path in `locs`: `units.12`
+        wheres: list[tuple[int, int]] = []
         for run, unchanged in zip(runs, kept.unchanged(name, runs), strict=True):
             items = unchanged if unchanged is not None else kept.run(path, name, run)
             if items is None:
                 return None
-            places = map(path_of, range(len(records), len(records) + len(items)))
-            locs.update(zip(places, map(_WHERE, items), strict=True))  # passes that stay in C
+            wheres.extend(map(_WHERE, items))  # passes that stay in C
             records.extend(map(_RECORD, items))
         values[name] = tuple(records)
-    return SourceFile(**values, loc=Location(path, first, 1), locs=MappingProxyType(locs))
+        # the section's start, then each item's (`units.12`), made a dict only when asked
+        locs = ItemLocs(locs, f"{name}.", 0, wheres, start)
+    return SourceFile(**values, loc=Location(path, first, 1), locs=locs)
 
 
 _RECORD, _WHERE, _DIGEST = itemgetter(0), itemgetter(1), itemgetter(2)

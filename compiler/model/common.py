@@ -110,21 +110,30 @@ class PackedLocs(Mapping[str, Position]):
 
 class ItemLocs(Mapping[str, Position]):
     """A record's `locs` whose most entries are the positions of a list's items: `head`'s,
-    then `prefix` and the item's number (from `first` on) for each of `wheres` (what
-    `{**head, "rows.1": wheres[0], ...}` holds, in that order), made into a dict only when
-    iterated; one item's position is looked up by its number. A warm build assembles charts
-    of thousands of rows whose positions nothing asks for (compiler.load.aids): their dicts
-    cost a tenth of what reading the player aids back cost."""
+    then `own`'s, then `prefix` and the item's number (from `first` on) for each of
+    `wheres` (what `{**head, **own, "rows.1": wheres[0], ...}` holds, in that order), made
+    into a dict only when iterated; one item's position is looked up by its number. A warm
+    build assembles charts of thousands of rows, and data files of thousands of units, whose
+    positions nothing asks for (compiler.load.aids, compiler.load.keptread): their dicts cost
+    a tenth of what reading them back cost."""
 
-    __slots__ = ("_head", "_prefix", "_first", "_wheres", "_found")
+    __slots__ = ("_head", "_own", "_prefix", "_first", "_wheres", "_found")
 
     def __init__(
-        self, head: Mapping[str, Position], prefix: str, first: int, wheres: Sequence[Position]
+        self,
+        head: Mapping[str, Position],
+        prefix: str,
+        first: int,
+        wheres: Sequence[Position],
+        own: Mapping[str, Position] = EMPTY_LOCS,
     ) -> None:
         # (checked: a kept record read back could name this class with any values)
-        if not isinstance(head, Mapping) or type(prefix) is not str or type(first) is not int:
-            raise TypeError("item positions are a mapping, a prefix and a first number")
+        if not isinstance(head, Mapping) or not isinstance(own, Mapping):
+            raise TypeError("item positions are read-only mappings")
+        if type(prefix) is not str or type(first) is not int:
+            raise TypeError("item positions have a prefix and a first number")
         self._head = head
+        self._own = own
         self._prefix = prefix
         self._first = first
         self._wheres = tuple(wheres)
@@ -134,6 +143,7 @@ class ItemLocs(Mapping[str, Position]):
         found = self._found
         if found is None:
             found = dict(self._head)
+            found.update(self._own)
             numbers = range(self._first, self._first + len(self._wheres))
             found.update(zip(map(f"{self._prefix}{{}}".format, numbers), self._wheres, strict=True))
             self._found = found
@@ -150,15 +160,20 @@ class ItemLocs(Mapping[str, Position]):
         return index if 0 <= index < len(self._wheres) else None
 
     def __getitem__(self, key: str) -> Position:
-        index = self._index(key)
-        return self._head[key] if index is None else self._wheres[index]
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
 
     def get(self, key: str, default: Position | None = None) -> Position | None:  # type: ignore[override]
         index = self._index(key)
-        return self._head.get(key, default) if index is None else self._wheres[index]
+        if index is not None:
+            return self._wheres[index]
+        found = self._own.get(key)
+        return found if found is not None else self._head.get(key, default)
 
     def __contains__(self, key: object) -> bool:
-        return self._index(key) is not None or key in self._head
+        return self._index(key) is not None or key in self._own or key in self._head
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._mapping())
@@ -167,7 +182,8 @@ class ItemLocs(Mapping[str, Position]):
         return len(self._mapping())
 
     def __reduce__(self) -> tuple[type[ItemLocs], tuple[Any, ...]]:
-        return ItemLocs, (self._head, self._prefix, self._first, self._wheres)
+        own = self._own
+        return ItemLocs, (self._head, self._prefix, self._first, self._wheres, own)
 
     def __repr__(self) -> str:
         return f"ItemLocs({self._mapping()!r})"
