@@ -1,7 +1,7 @@
 """The faces of the units a warm module takes as the build before named them are kept by runs
 of units (module.FaceRun, in the identities' pack): a run none of whose units changed is taken
 whole, the changed unit's run face by face; a run entry that does not hold (damaged, not one,
-or naming faces the names table no longer names so) is worked out again. The module is always
+or holding faces the names table does not name) is worked out again. The module is always
 the cold one."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_a_changed_unit_works_out_its_run_alone(tmp_path: Path, runs_read: list[
     assert all(runs_read)
 
 
-@pytest.mark.parametrize("damage", ["not a run", "other names", "missing faces"])
+@pytest.mark.parametrize("damage", ["not a run", "unnamed faces", "uneven columns"])
 def test_a_run_entry_that_does_not_hold_is_worked_out_again(tmp_path: Path, damage: str) -> None:
     game = make_game(tmp_path / "games", 150)
     out = tmp_path / "out"
@@ -69,14 +69,13 @@ def test_a_run_entry_that_does_not_hold_is_worked_out_again(tmp_path: Path, dama
     for key in runs:
         data = kept.get(key)
         assert data is not None
-        ids, fronts, backs, counts, named = marshal.loads(data)
+        ids, fronts, backs, counts = marshal.loads(data)
         if damage == "not a run":
             planted: list[str] | tuple[object, ...] = ["not", "a", "run"]
-        elif damage == "other names":  # every face said to be named otherwise
-            named = {k: (f"unit-{'0' * 16}.svg", crc, size) for k, (_n, crc, size) in named.items()}
-            planted = (ids, fronts, backs, counts, named)
-        else:  # a face of its units not among its entries
-            planted = (ids, fronts, backs, counts, dict(list(named.items())[1:]))
+        elif damage == "unnamed faces":  # faces the names table does not name
+            planted = (ids, [f"{front}:other" for front in fronts], backs, counts)
+        else:  # a unit's front missing
+            planted = (ids, fronts[1:], backs, counts)
         kept.put(key, marshal.dumps(planted))  # type: ignore[arg-type]
     kept.save()
     change_unit(game, 1)

@@ -357,14 +357,14 @@ class FaceRenderer:
             taken.update([key for key in held if before[key][0].startswith(start)])
         return {key: before[key] for key in taken}
 
-    def still_named(self, table: FaceNames, found: Names) -> bool:
-        """Whether `take_named` would take every face of `found` (entries of a names table)
-        as it is: the build before named each so, and the cache holds it, not made by this
-        build (tested on the whole table at once)."""
-        keys = found.keys()
+    def still_named(self, table: FaceNames, keys: set[str]) -> bool:
+        """Whether `take_named` would take every face of `keys` (of a run of units: `FaceRun`)
+        as the build before named it: the names table has it, and the cache holds it, not
+        made by this build (tested on the whole set at once). A face's name is the names
+        table's entry, whichever build wrote it (its key decides its bytes)."""
         cache = self.cache
         return (
-            found.items() <= table.before.items()
+            keys <= table.before.keys()
             and keys <= cache.index.keys()
             and keys.isdisjoint(cache.memory.keys())
         )
@@ -648,13 +648,14 @@ def _taken_units(
         drawn = keys.drawn(game.units, ids)
         return _fully_taken(drawn, set(faces.named(table, keys.wanted(drawn))))
     units, taken, found = game.units, {}, {}
+    held_keys: set[str] = set()
     for start in range(0, len(units), RUN_UNITS):
         run, run_ids = units[start : start + RUN_UNITS], ids[start : start + RUN_UNITS]
         key = keys.run_key(run_ids)
         record = FaceRun.read(kept.get(key), keys)
-        if record is not None and faces.still_named(table, record.found):
+        if record is not None and faces.still_named(table, record.keys):
             taken.update(record.faces)
-            found.update(record.found)
+            held_keys |= record.keys
             continue
         drawn = keys.drawn(run, run_ids)
         named = faces.named(table, keys.wanted(drawn))
@@ -662,7 +663,9 @@ def _taken_units(
         taken.update(held)
         found.update(named)
         if len(held) == len(drawn):  # every face named before: kept for the next build
-            kept.put(key, FaceRun(held, named).data(keys))
+            kept.put(key, FaceRun(held, set(named)).data(keys))
+    before = table.before
+    found.update(zip(held_keys, map(before.__getitem__, held_keys), strict=True))
     faces.take(table, found, redraw)
     return taken
 
@@ -734,42 +737,43 @@ class FaceKeys(NamedTuple):
         return {count: tuple(self.steps[1:count]) for count in range(len(self.steps) + 1)}
 
 
-FACE_RUN = "face-run-1:"
+FACE_RUN = "face-run-2:"
 """Before a digest, the key of a run of units' faces in the identities' pack (`FaceRun`)."""
 
 
 class FaceRun(NamedTuple):
     """The faces of a run of units taken as the build before named them (`_taken_units`):
-    each drawn unit's face keys, and the names table's entries of those faces. Kept as
-    columns (unit ids, fronts, backs, steps lost at most), marshalled."""
+    each drawn unit's face keys, and the keys of them all. Kept as columns (unit ids, fronts,
+    backs, steps lost at most), marshalled: their names are the names table's (not kept
+    again here: a warm build of 8,000 counters read 16,000 entries of both, and compared
+    them)."""
 
     faces: dict[str, UnitFaces]
-    found: Names
+    keys: set[str]
 
     def data(self, keys: FaceKeys) -> bytes:
         counts = {steps: count for count, steps in keys.step_tuples().items()}
         values = self.faces.values()
         fronts, backs = [f for f, _b, _s in values], [b for _f, b, _s in values]
         steps = [counts[s] for _f, _b, s in values]
-        return marshal.dumps((list(self.faces), fronts, backs, steps, self.found))
+        return marshal.dumps((list(self.faces), fronts, backs, steps))
 
     @classmethod
     def read(cls, data: bytes | None, keys: FaceKeys) -> FaceRun | None:
         """The run kept as `data`; None when there is none or it is not one (checked in
-        passes that stay in C): its faces' keys must be those of its entries."""
+        passes that stay in C)."""
         if data is None:
             return None
         with suppress(EOFError, ValueError, TypeError):
             found = marshal.loads(data)
-            if type(found) is not tuple or len(found) != 5:
+            if type(found) is not tuple or len(found) != 4:
                 return None
-            ids, fronts, backs, counts, named = found
-            columns = (ids, fronts, backs, counts)
-            if not all_of_type(columns, list) or len(set(map(len, columns))) != 1:
+            ids, fronts, backs, counts = found
+            if not all_of_type(found, list) or len(set(map(len, found))) != 1:
                 return None
             if not (all_of_type(ids, str) and all_of_type(fronts, str)):
                 return None
-            if not (all_of_type(backs, str) and all_of_type(counts, int) and _is_names(named)):
+            if not (all_of_type(backs, str) and all_of_type(counts, int)):
                 return None
             tuples = keys.step_tuples()
             if not set(counts) <= tuples.keys():
@@ -777,10 +781,10 @@ class FaceRun(NamedTuple):
             steps = list(map(tuples.__getitem__, counts))
             used = set(fronts).union(backs, *steps)
             used.discard("")
-            if "" in fronts or not used <= cast(Names, named).keys():
+            if "" in fronts:
                 return None
             faces = dict(zip(ids, zip(fronts, backs, steps, strict=True), strict=True))
-            return cls(faces, cast(Names, named))
+            return cls(faces, used)
         return None
 
 
