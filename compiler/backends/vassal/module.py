@@ -881,7 +881,8 @@ def map_names(maps: tuple[GameMap, ...]) -> dict[str, str]:
 def piece_gpids(game: GameData) -> dict[str, int]:
     """The gpid of every piece slot (`unit:<id>`, `marker:<id>`, `card:<id>:<copy>`): what a
     module's pieces and saves name their slots by, and what import-save reads them back by."""
-    keys = [f"unit:{u.id}" for u in game.units] + [f"marker:{m}" for m in game.markers]
+    keys = [*map("unit:".__add__, map(_UNIT_ID, game.units))]
+    keys += [f"marker:{m}" for m in game.markers]
     keys += [f"card:{c.id}:{n}" for c in game.cards for n in range(c.copies)]
     return pc.assign_gpids(keys)
 
@@ -1030,8 +1031,9 @@ def _unit_images(unit_keys: dict[str, UnitFaces], names: dict[str, str]) -> dict
     backs = map(named.__getitem__, [back for _front, back, _steps in faces])
     steps = [steps for _front, _back, steps in faces]
     overlays = {found: tuple(map(named.__getitem__, found)) for found in set(steps)}
-    images = map(pc.Images._make, zip(fronts, backs, map(overlays.__getitem__, steps), strict=True))
-    return dict(zip(unit_keys, images, strict=True))
+    fields = zip(fronts, backs, map(overlays.__getitem__, steps), strict=True)
+    images = map(tuple.__new__, repeat(pc.Images), fields)  # Images._make, without its call
+    return dict(zip(unit_keys, cast("Iterator[pc.Images]", images), strict=True))
 
 
 def _store_chart(chart: ChartPng, store: ImageStore, table: FaceNames) -> str:

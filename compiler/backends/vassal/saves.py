@@ -466,7 +466,9 @@ def zip_of(entries: list[tuple[str, Deflated]]) -> bytes:
         encoded = name.encode("ascii")
         common = (0, 8, DOS_TIME, DOS_DATE, entry.crc, len(entry.data), entry.size)
         local = _LOCAL.pack(b"PK\x03\x04", 20, 0, *common, len(encoded), 0)
-        central = _CENTRAL.pack(b"PK\x01\x02", 20, 3, 20, 0, *common, len(encoded), 0, 0, 0, 0, ATTRIBUTES)
+        central = _CENTRAL.pack(
+            b"PK\x01\x02", 20, 3, 20, 0, *common, len(encoded), 0, 0, 0, 0, ATTRIBUTES
+        )
         directory += [central, struct.pack("<L", offset), encoded]
         out += [local, encoded, entry.data]
         offset += len(local) + len(encoded) + len(entry.data)
