@@ -344,9 +344,10 @@ def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
     """The .vsav archive: savedGame, savedata and moduledata, with fixed timestamps. Kept
     between builds whole (`plan.piece_texts`) by its commands, each piece by its key, and the
     two other files: a scenario none of whose pieces changed is not written again. Its
-    commands' texts are kept by runs of SAVE_RUN (by their keys), used by every build that
-    uses the save (they do not age out of the pack while the save is kept whole): a save in
-    which one piece changed makes that piece's run again, and reads the other runs."""
+    commands' texts are kept by runs of SAVE_RUN (by their keys), and each run's part of the
+    savedGame deflated (`_saved_stream`), used by every build that uses the save (they do
+    not age out of the pack while the save is kept whole): a save in which one piece changed
+    makes that piece's run again and deflates it, and reads the other runs."""
     commands = _commands(plan, scenario)
     savedata, data = _savedata(plan, scenario), moduledata(plan.game)
     texts = plan.piece_texts
@@ -361,7 +362,9 @@ def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
         return _archive(_saved_stream(texts, keys, made), savedata, data)
 
     found = texts.data(make, "save", keys, savedata, data)
-    texts.keep(keys)  # kept whole, the save keeps its runs: a save made again finds them
+    last = len(keys) - 1
+    parts = [texts.digest(SAVE_PART_KIND, key, at == last) for at, key in enumerate(keys)]
+    texts.keep(keys + parts)  # kept whole, the save keeps its runs and their deflated parts
     return found
 
 
