@@ -206,20 +206,29 @@ class SlotTexts:
 
     def splice(self, serialised: bytes) -> bytes:
         """The serialised build file with each placeholder replaced by its panel's slots, one
-        a line at the placeholder's indentation (where etree.indent puts them)."""
-        return _PLACEHOLDER.sub(self._slots_of, serialised)
-
-    def _slots_of(self, match: re.Match[bytes]) -> bytes:
-        indent = match.group(1)
-        held = self.panels[int(match.group(2))]
-        return indent + ("\n" + indent.decode("ascii")).join(held).encode("utf-8")
+        a line at the placeholder's indentation (where etree.indent puts them: the spaces
+        right before it, replaced with it). The placeholders are found by their tag, which
+        the search finds quickly; a pattern that starts with the spaces before them tried a
+        match at every space of the file (5 ms of 11 at 8,000 counters)."""
+        parts: list[bytes] = []
+        start = 0
+        for match in _PLACEHOLDER.finditer(serialised):
+            at = match.start()
+            before = serialised[start:at]
+            kept = before.rstrip(b" ")
+            indent = before[len(kept) :]
+            held = self.panels[int(match.group(1))]
+            parts += [kept, indent, ("\n" + indent.decode("ascii")).join(held).encode("utf-8")]
+            start = match.end()
+        parts.append(serialised[start:])
+        return b"".join(parts)
 
 
 SLOT = WIDGET + "PieceSlot"
 _TAG = re.escape(SLOT.encode("ascii"))
-_PLACEHOLDER = re.compile(rb"( *)<" + _TAG + rb">slots ([0-9]+)</" + _TAG + rb">")
+_PLACEHOLDER = re.compile(rb"<" + _TAG + rb">slots ([0-9]+)</" + _TAG + rb">")
 """A panel's placeholder slot as lxml writes it (`<` and `>` in a text or an attribute are
-escaped: only markup matches), with the spaces before it."""
+escaped: only markup matches)."""
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """Characters XML 1.0 cannot carry (lxml refuses a text holding one)."""
 
