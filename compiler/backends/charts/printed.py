@@ -9,6 +9,7 @@ import marshal
 import math
 import struct
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import NamedTuple, cast
 
 from compiler.backends.art.display import Drawing, Line
@@ -37,7 +38,7 @@ from compiler.backends.charts.table import (
     part_size,
     table_height,
 )
-from compiler.backends.pdf.content import Canvas, draw, drawing_content
+from compiler.backends.pdf.content import Canvas, draw
 from compiler.backends.pdf.document import (
     Content,
     PageRun,
@@ -204,7 +205,9 @@ def chart_entry(
         else:
             forms.shown = {}
             part = draw_part(game, chart, lang, width, plan, forms.piece)
-            content = drawing_content(part.drawing, part.height, forms)
+            canvas = Canvas(forms)
+            draw(canvas, part.drawing, 0.0, 0.0, part.height)
+            content = shown_order(canvas)
             data = drawn[key] = part_entry(content, part.width, part.height, list(forms.shown))
             head = part_head(data)
             assert head is not None  # just made
@@ -543,9 +546,23 @@ def _kept_page(
     canvas = _page_canvas(sheet, options)
     for (name, ref), place in zip(shown, sheet.placed, strict=True):
         _show(canvas, name, _content(parts, ref), ref, place)
-    run = pdf.record_page(look[0], canvas.content())
+    run = pdf.record_page(look[0], shown_order(canvas))
     cache.put(key, run.encode())
     return run
+
+
+def shown_order(canvas: Canvas) -> Content:
+    """A part's or a page's content with the forms it shows in the order they are first
+    shown (Canvas.content lists them by name), which is the order the document defines those
+    not defined yet, numbering them one after the other. By name, a counter whose look
+    changed (its form named anew) would move among the others a page defines, and every
+    later page that shows one of those would find it under another number: not replayed
+    (PdfDocument.replay_page), but drawn again, for one unit changed. Shown first in a row
+    where its old look was, the new form takes its number and the others keep theirs."""
+    made = canvas.content()
+    order = {form_name: number for number, form_name in enumerate(canvas.nested)}
+    nested = tuple(sorted(made.nested, key=lambda form: order[form[0]]))
+    return replace(made, nested=nested)
 
 
 def _add_page(
@@ -565,7 +582,7 @@ def _add_page(
         else:
             name, ref = item
             _show(canvas, name, _content(parts, ref), ref, where)
-    pdf.add_page(sheet.size(options.page_pt), canvas.content(), tuple(images))
+    pdf.add_page(sheet.size(options.page_pt), shown_order(canvas), tuple(images))
 
 
 def _page_canvas(sheet: Sheet, options: SheetOptions) -> Canvas:
