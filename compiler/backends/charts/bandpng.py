@@ -186,28 +186,34 @@ def encode_table(png_key: str, table: Table, looks: list[bytes] | None = None) -
 def decode_looks(data: bytes | None) -> list[bytes]:
     """The bands' looks kept with a band table (encode_table); none when there are none or
     the entry is not one (damaged: every band is then drawn)."""
-    if decode_table(data) is None:
-        return []
-    looks = marshal.loads(cast(bytes, data))[3]
-    if not isinstance(looks, list) or not all(isinstance(look, bytes) for look in looks):
-        return []
-    return looks
+    found = decode_entry(data)
+    return found[2] if found is not None else []
 
 
 def decode_table(data: bytes | None) -> tuple[str, Table] | None:
     """The PNG key and band table of a cache entry (encode_table); None when there is none or
     it is not one (damaged: the PNG is then compressed whole)."""
+    found = decode_entry(data)
+    return (found[0], found[1]) if found is not None else None
+
+
+def decode_entry(data: bytes | None) -> tuple[str, Table, list[bytes]] | None:
+    """The PNG key, band table and bands' looks of a cache entry (encode_table), read at
+    once; None when there is none or it is not one (damaged). Looks that are not looks are
+    none (every band then drawn), as decode_looks gives them."""
     if data is None:
         return None
     try:
-        png_key, width, bands, _looks = marshal.loads(data)
+        png_key, width, bands, looks = marshal.loads(data)
     except (EOFError, TypeError, ValueError):
         return None
     if not isinstance(png_key, str) or not isinstance(width, int) or not isinstance(bands, list):
         return None
     if not all(_is_band(band) for band in bands):
         return None
-    return png_key, (width, bands)
+    if not isinstance(looks, list) or not all(isinstance(look, bytes) for look in looks):
+        looks = []
+    return png_key, (width, bands), looks
 
 
 def _is_band(band: object) -> bool:

@@ -19,8 +19,7 @@ from compiler.backends.charts.bandpng import (
     Table,
     banded_png,
     banded_rows,
-    decode_looks,
-    decode_table,
+    decode_entry,
     encode_table,
     kept_bands,
 )
@@ -54,6 +53,7 @@ from compiler.backends.rendercache import RenderCache, cache_key, digest_key, pa
 from compiler.backends.sheets.options import SheetOptions
 from compiler.model.charts import Chart
 from compiler.model.common import Text
+from compiler.model.digests import are_digests
 from compiler.model.gamedata import GameData
 
 PNG_WIDTH = 900
@@ -86,7 +86,20 @@ chart record made anew (dataclasses.replace)."""
 
 
 def _all_charts(game: GameData) -> tuple[Chart, ...]:
-    return (*game.charts, *(page for chart in game.aids for page in paged(chart)))
+    return (*game.charts, *(page for _aid, pages in aid_tabs(game) for page in pages))
+
+
+def aid_tabs(game: GameData) -> tuple[tuple[Chart, tuple[Chart, ...]], ...]:
+    """Each player aid with its tabs (paged), in order: all_charts lists the tabs after the
+    game's own charts. Made once per game being built."""
+    return _AID_TABS.get(game, "", partial(_aid_tabs, game))
+
+
+_AID_TABS: PerGameMemo[str, tuple[tuple[Chart, tuple[Chart, ...]], ...]] = PerGameMemo()
+
+
+def _aid_tabs(game: GameData) -> tuple[tuple[Chart, tuple[Chart, ...]], ...]:
+    return tuple((aid, tuple(paged(aid))) for aid in game.aids)
 
 
 _PIECES = attrgetter("pieces")
@@ -172,11 +185,10 @@ def _render(
     # each chart's look worked out once (a game's own chart is both a tab and printed); by
     # the record itself, which every list here holds for the whole build
     rows = row_looks(game)
-    looked = {id(c): c for c in (*shown.values(), *charts)}  # a tab sliced from its printed
-    kept = {id(c) for c in shown.values()}
-    looks = {i: chart_key(game, c, lang, rows, i in kept) for i, c in looked.items()}
+    looks = {id(c): chart_key(game, c, lang, rows, True) for c in shown.values()}
     png_look = cache_key("chart-png", PNG_WIDTH, CHART_SUPERSAMPLE)
-    png_keys = [digest_key("chart-png", png_look, looks[id(c)]) for c in charts]
+    tab_looks = [*_own_looks(game, lang, charts, looks), *_tab_looks(game, lang, looks, cache)]
+    png_keys = [digest_key("chart-png", png_look, look) for look in tab_looks]
     bands_look = cache_key("chart-png-bands", png_look, zlib.ZLIB_RUNTIME_VERSION, BAND_ROWS)
     band_keys = [cache_key(bands_look, c.id, lang) for c in charts]  # copied only by this zlib
     page_look = cache_key("chart-parts", options.page_pt, MARGIN, WIDE, HEADING)
@@ -254,6 +266,54 @@ def _cached_png(cache: RenderCache, key: str, game: GameData, chart: Chart, lang
     if data is not None and data.startswith(PNG_START) and data.endswith(PNG_END):
         return data
     return _png(drawing_of(game, chart, lang))
+
+
+def _own_looks(game: GameData, lang: str, charts: list[Chart], looks: dict[int, str]) -> list[str]:
+    """The keys (chart_key) of the module's tabs that are the game's own charts (the first of
+    `charts`), each printed whole too: its key worked out for that (`looks`, by the record)."""
+    return [_look(game, lang, chart, looks) for chart in charts[: len(game.charts)]]
+
+
+def _look(game: GameData, lang: str, chart: Chart, looks: dict[int, str]) -> str:
+    """A printed chart's key from `looks`, else worked out (a chart charts.pdf does not
+    print: one whose id another chart has)."""
+    found = looks.get(id(chart))
+    if found is None:
+        found = looks[id(chart)] = chart_key(game, chart, lang, row_looks(game), True)
+    return found
+
+
+def _tab_looks(game: GameData, lang: str, looks: dict[int, str], cache: RenderCache) -> list[str]:
+    """The keys (chart_key) of the player aids' tabs, in all_charts' order. An aid's tabs'
+    keys follow from the printed aid's key (its rows, its other fields, the terrain, what its
+    pieces are drawn with and the code: what each tab is cut from) and the language: they
+    are kept together under those, so that an aid that did not change costs one entry read
+    instead of a key worked out for each of its tabs (an order of battle of 4,000 units is
+    182 of them); a missing or damaged entry, they are worked out again."""
+    rows = row_looks(game)
+    found: list[str] = []
+    for aid, tabs in aid_tabs(game):
+        key = digest_key("chart-tab-keys", _look(game, lang, aid, looks), lang)
+        kept = _kept_tab_looks(cache.get(key), len(tabs))
+        if kept is None:
+            kept = [chart_key(game, tab, lang, rows) for tab in tabs]
+            cache.put(key, marshal.dumps(tuple(kept)))
+        found += kept
+    return found
+
+
+def _kept_tab_looks(data: bytes | None, count: int) -> list[str] | None:
+    """An aid's `count` tabs' keys as _tab_looks keeps them; None when there is no entry or it
+    is not such a list."""
+    if data is None:
+        return None
+    try:
+        found = marshal.loads(data)
+    except (EOFError, TypeError, ValueError):
+        return None
+    if type(found) is not tuple or len(found) != count or not are_digests(found):
+        return None
+    return list(found)
 
 
 def _document(
@@ -472,12 +532,11 @@ def _before(cache: RenderCache, key: str) -> tuple[bytes, Table, list[bytes]] | 
     """A chart's PNG before, its band table and its bands' looks (kept under `key`, the
     chart's own: its id, language and the PNG's size), when the cache holds both whole; None
     otherwise."""
-    entry = cache.get(key)
-    found = decode_table(entry)
+    found = decode_entry(cache.get(key))  # the entry read and decoded once
     if found is None:
         return None
-    png_key, table = found
+    png_key, table, looks = found
     png = cache.get(png_key)
     if png is None or not png.startswith(PNG_START) or not png.endswith(PNG_END):
         return None
-    return png, table, decode_looks(entry)
+    return png, table, looks
