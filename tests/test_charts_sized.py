@@ -68,8 +68,8 @@ def test_the_sizes_are_those_of_the_drawn_parts(mini: Path, page: str) -> None:
         entry, _drawn = chart_entry(game, chart, "en", page_pt, lambda _key: None)
         drawn_wide, drawn_refs = entry_laid(entry)
         assert wide == drawn_wide
-        assert refs == tuple(PartRef(r.key, UNDRAWN, r.width, r.height) for r in drawn_refs)
-        assert all(ref.digest != UNDRAWN for ref in drawn_refs)
+        assert refs == tuple(PartRef(UNDRAWN, UNDRAWN, r.width, r.height) for r in drawn_refs)
+        assert all(ref.digest != UNDRAWN and ref.key != UNDRAWN for ref in drawn_refs)
     measures(game).forget()
 
 

@@ -219,22 +219,23 @@ def chart_entry(
 
 
 UNDRAWN = ""
-"""The digest of a part not drawn yet (sized_laid): its form's name is not known."""
+"""The key and digest of a part not drawn yet (sized_laid): its entry and its form's name
+are not known."""
 
 
 def sized_laid(game: GameData, chart: Chart, lang: str, page_pt: tuple[float, float]) -> Laid:
-    """How chart_entry lays a chart out (landscape or not, its parts' keys and sizes), without
-    drawing a part or reading one: enough to place the chart on the pages. A warm build places
-    a changed long chart so, and draws its parts only when the chart is not split again to
-    start mid-page (charts_document's `complete`); split, its whole parts are never shown."""
+    """How chart_entry lays a chart out (landscape or not, its parts' sizes), without drawing
+    a part, reading one or working out what decides its look (part_identity: a digest of its
+    rows, for each of the hundreds of parts of an order of battle): enough to place the chart
+    on the pages. A warm build places a changed long chart so, and draws its parts only when
+    the chart is not split again to start mid-page (charts_document's `complete`); split, its
+    whole parts are never shown."""
     wide = is_wide(game, chart, lang, page_pt)
     width, height = room(page_pt, wide)
-    refs = []
-    for plan in part_plans(game, chart, lang, width, height):
-        key = cache_key(
-            "chart-part", charts_fingerprint(), part_identity(game, chart, lang, width, plan)
-        )
-        refs.append(PartRef(key, UNDRAWN, *part_size(game, chart, lang, width, plan)))
+    refs = [
+        PartRef(UNDRAWN, UNDRAWN, *part_size(game, chart, lang, width, plan))
+        for plan in part_plans(game, chart, lang, width, height)
+    ]
     return wide, tuple(refs)
 
 
@@ -438,8 +439,8 @@ def _completed(
     ]
     contents = _boxes(done)[1]
     before = [item for item in shown if not isinstance(item, Picture)]
-    sizes = [(ref.key, ref.width, ref.height) for _name, ref in contents]
-    if sizes != [(ref.key, ref.width, ref.height) for _name, ref in before]:
+    sizes = [(ref.width, ref.height) for _name, ref in contents]
+    if sizes != [(ref.width, ref.height) for _name, ref in before]:
         raise MissingPart("a chart drawn to other sizes than it was placed by")
     return [*contents, *(item for item in shown if isinstance(item, Picture))]
 
