@@ -26,9 +26,11 @@ from compiler.backends.charts.bandpng import (
 from compiler.backends.charts.forked import in_background
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
+    UNDRAWN,
     WIDE,
     Laid,
     MissingPart,
+    PartRef,
     chart_entry,
     charts_document,
     drawn_document,
@@ -43,6 +45,7 @@ from compiler.backends.charts.table import (
     RowLooks,
     chart_drawing,
     charts_fingerprint,
+    layout_keys,
     measures,
     row_looks,
 )
@@ -228,7 +231,7 @@ def _render(
                 made_entry = split_job(made[len(png_jobs) + number])
                 entries[ident] = _keep(cache, part_keys[ident], *made_entry)
             else:  # placed by its sizes: drawn if it is not split again (printed.sized_laid)
-                sized[ident] = sized_laid(game, shown[ident], lang, options.page_pt)
+                sized[ident] = _sized(cache, game, shown[ident], lang, options, part_keys[ident])
         pdf = _document(game, options, groups, entries, sized, part_keys, cache)
     finally:
         made_pngs = drawn_pngs()  # the child waited for, whatever happened here
@@ -349,6 +352,49 @@ def _document(
         return charts_document(game, options, groups, laid, cache.get, split_at, cache, complete)
     except MissingPart:  # an entry found damaged when read: the document drawn afresh
         return drawn_document(game, options, groups)
+
+
+def _sized(
+    cache: RenderCache, game: GameData, chart: Chart, lang: str, options: SheetOptions, key: str
+) -> Laid:
+    """printed.sized_laid of a chart without an entry of its own (under `key`): a long chart
+    split again to start mid-page, as it mostly is, never has one (its whole parts are never
+    shown). Its sizes are kept under its key (what decides them: its look and the page), so
+    that a build in which it did not change places it from one small entry instead of laying
+    it out again (an order of battle of 4,000 rows, every build), kept with the entries of
+    its layout (table.layout_keys: there when it changes); worked out again when the entry is
+    missing or damaged."""
+    sized_key = digest_key("chart-sized", key)
+    found = _kept_sized(cache.get(sized_key))
+    if found is not None:
+        laid, blocks = found
+        cache.keep(blocks)
+        return laid
+    laid = sized_laid(game, chart, lang, options.page_pt)
+    sizes = tuple((ref.width, ref.height) for ref in laid[1])
+    cache.put(sized_key, marshal.dumps((laid[0], sizes, tuple(layout_keys(game, chart, lang)))))
+    return laid
+
+
+def _kept_sized(data: bytes | None) -> tuple[Laid, list[str]] | None:
+    """A chart's sizes and its layout's entries as _sized keeps them; None when there is no
+    entry or it is not one."""
+    if data is None:
+        return None
+    try:
+        wide, sizes, blocks = marshal.loads(data)
+    except (EOFError, TypeError, ValueError):
+        return None
+    if type(wide) is not bool or type(sizes) is not tuple or type(blocks) is not tuple or not sizes:
+        return None
+    if not all(type(size) is tuple and len(size) == 2 for size in sizes):
+        return None
+    if not all(type(value) is float for size in sizes for value in size):
+        return None
+    if not all(type(block) is str for block in blocks):
+        return None
+    refs = tuple(PartRef(UNDRAWN, UNDRAWN, width, height) for width, height in sizes)
+    return (wide, refs), list(blocks)
 
 
 def _complete(cache: RenderCache, key: str) -> bytes | None:

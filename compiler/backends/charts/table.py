@@ -67,6 +67,8 @@ class _Grid:
     widths: list[float]
     lines: _Lines  # row (0 = header) → column → lines
     heights: list[float]
+    keys: list[str] = field(default_factory=list)
+    """The cache entries the layout is made of (its blocks' and its summary's: see layout_keys)."""
 
 
 class _Lines:
@@ -410,7 +412,8 @@ def _layout(
     if summary_key and made != summary:
         measured.made[summary_key] = marshal.dumps(made)
         measured.rewritten.add(summary_key)
-    return _Grid(widths, _Lines(loaders), heights)
+    keys = [summary_key] if summary_key else []
+    return _Grid(widths, _Lines(loaders), heights, [*keys, *made])
 
 
 def _heights(load: Callable[[], list[list[list[str]]]]) -> list[float]:
@@ -648,6 +651,19 @@ def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Ta
         heights = grid.heights  # each row as tall as its counters need (in passes that stay in C)
         heights[1:] = map(max, heights[1:], map(needs.__getitem__, counts))
     return _Table(chart, lang, width, grid, with_pieces, swatch_room, terrain)
+
+
+def layout_keys(game: GameData, chart: Chart, lang: str) -> list[str]:
+    """The cache entries of every layout of the chart made for the game being built (its
+    measured blocks' and summaries', at each width it was laid out: see _layout): what a
+    build that places the chart without laying it out keeps in the cache, so that they are
+    there when it changes."""
+    return [
+        key
+        for (ident, table_lang, _width), (laid, table) in _TABLES.of(game).items()
+        if ident == id(chart) and laid is chart and table_lang == lang
+        for key in table.grid.keys
+    ]
 
 
 _BLOCKS: PerGame[dict[tuple[int, str], tuple[Chart, list[Block]]]] = PerGame(dict)
