@@ -225,14 +225,17 @@ def _render(
     else:  # a warm one: the few PNGs drawn beside the rest (forked.py), the entries here
         drawn_pngs = in_background(png_jobs)
     sized: dict[str, Laid] = {}
+    unkept: dict[str, tuple[str, bytes]] = {}  # sizes to keep if the chart is split again
     try:
         for number, ident in enumerate(todo_parts):
             if many:
                 made_entry = split_job(made[len(png_jobs) + number])
                 entries[ident] = _keep(cache, part_keys[ident], *made_entry)
             else:  # placed by its sizes: drawn if it is not split again (printed.sized_laid)
-                sized[ident] = _sized(cache, game, shown[ident], lang, options, part_keys[ident])
-        pdf = _document(game, options, groups, entries, sized, part_keys, cache)
+                sized[ident] = _sized(
+                    cache, game, shown[ident], lang, options, part_keys[ident], unkept
+                )
+        pdf = _document(game, options, groups, entries, sized, part_keys, cache, unkept)
     finally:
         made_pngs = drawn_pngs()  # the child waited for, whatever happened here
     for index, made_png in zip(todo_pngs, made_pngs, strict=True):
@@ -327,11 +330,14 @@ def _document(
     sized: dict[str, Laid],
     part_keys: dict[str, str],
     cache: RenderCache,
+    unkept: dict[str, tuple[str, bytes]] | None = None,
 ) -> bytes:
     """charts.pdf from the printed charts' entries (by chart id) or, for a chart that has none
     yet, its parts' sizes (`sized`: its entry made and kept only when its whole parts are
     shown), a long chart split again where it starts mid-page from an entry of its own (made
-    when the cache has none)."""
+    when the cache has none; the sizes it was placed by kept then, from `unkept`: see
+    _sized)."""
+    unkept = unkept if unkept is not None else {}
     lang = options.lang
     laid = {i: entry_laid(entry) for i, entry in entries.items() if entry is not None}
     laid.update(sized)
@@ -341,6 +347,9 @@ def _document(
         return entry_laid(_keep(cache, part_keys[chart.id], *made))
 
     def split_at(chart: Chart, wide: bool, first: float) -> Laid:
+        sizes = unkept.pop(chart.id, None)
+        if sizes is not None:  # placed by sizes, split: they place it while it does not change
+            cache.put(*sizes)
         key = digest_key("chart-parts-at", part_keys[chart.id], f"{first:g}")
         entry = _complete(cache, key)
         if entry is None:
@@ -355,7 +364,13 @@ def _document(
 
 
 def _sized(
-    cache: RenderCache, game: GameData, chart: Chart, lang: str, options: SheetOptions, key: str
+    cache: RenderCache,
+    game: GameData,
+    chart: Chart,
+    lang: str,
+    options: SheetOptions,
+    key: str,
+    unkept: dict[str, tuple[str, bytes]],
 ) -> Laid:
     """printed.sized_laid of a chart without an entry of its own (under `key`): a long chart
     split again to start mid-page, as it mostly is, never has one (its whole parts are never
@@ -363,7 +378,8 @@ def _sized(
     that a build in which it did not change places it from one small entry instead of laying
     it out again (an order of battle of 4,000 rows, every build), kept with the entries of
     its layout (table.layout_keys: there when it changes); worked out again when the entry is
-    missing or damaged."""
+    missing or damaged. Sizes worked out are put in `unkept` (by chart id), to be kept only
+    if the chart is split again (else its entry is made: _document)."""
     sized_key = digest_key("chart-sized", key)
     found = _kept_sized(cache.get(sized_key))
     if found is not None:
@@ -372,7 +388,8 @@ def _sized(
         return laid
     laid = sized_laid(game, chart, lang, options.page_pt)
     sizes = tuple((ref.width, ref.height) for ref in laid[1])
-    cache.put(sized_key, marshal.dumps((laid[0], sizes, tuple(layout_keys(game, chart, lang)))))
+    layout = tuple(layout_keys(game, chart, lang))
+    unkept[chart.id] = (sized_key, marshal.dumps((laid[0], sizes, layout)))
     return laid
 
 
