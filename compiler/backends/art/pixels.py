@@ -7,11 +7,39 @@ import zlib
 
 from PIL import Image
 
+RAW_BLOCK = 65536
+"""Bytes the raw encoder is asked for at a time (Pillow's ImageFile.MAXBLOCK)."""
+
+
+def raw_bytes(image: Image.Image) -> bytes:
+    """The same bytes as `image.tobytes()`, without importing PIL.ImageFile: Pillow's tobytes
+    imports it (and with it `logging`, 5-15 ms of a warm build's start) only to read the size
+    of a block. Falls back to tobytes where Pillow's raw encoder is not reachable."""
+    encoder = getattr(Image, "_getencoder", None)
+    if encoder is None or image.width == 0 or image.height == 0:
+        return image.tobytes()
+    image.load()
+    raw = encoder(image.mode, "raw", image.mode)
+    try:
+        raw.setimage(image.im, (0, 0, image.width, image.height))
+        blocks: list[bytes] = []
+        block = max(RAW_BLOCK, image.width * 4)
+        while True:
+            _, status, data = raw.encode(block)
+            blocks.append(data)
+            if status:
+                break
+    finally:
+        raw.cleanup()
+    if status < 0:
+        raise RuntimeError(f"encoder error {status} in raw_bytes")
+    return b"".join(blocks)
+
 
 def packed(image: Image.Image) -> bytes:
     """An image's pixels as a cache entry: mode and size, then the raw pixels compressed."""
     header = f"{image.mode} {image.width} {image.height}\n".encode("ascii")
-    return header + zlib.compress(image.tobytes(), 1)
+    return header + zlib.compress(raw_bytes(image), 1)
 
 
 def unpacked(data: bytes) -> Image.Image:

@@ -20,6 +20,8 @@ import zlib
 
 from PIL import Image
 
+from compiler.backends.art.pixels import raw_bytes
+
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LEVEL = 1
 COLOUR_TYPES = {"L": (0, 1), "RGB": (2, 3), "LA": (4, 2), "RGBA": (6, 4)}
@@ -40,7 +42,7 @@ def _filtered(raw: bytes, stride: int, rows: int) -> bytes:
     # the zero filter bytes and the rows out in C.
     lines = Image.new("L", (stride + 1, rows), 0)
     lines.paste(Image.frombytes("L", (stride, rows), raw), (1, 0))
-    return lines.tobytes()
+    return raw_bytes(lines)
 
 
 class PngWriter:
@@ -64,7 +66,7 @@ class PngWriter:
             raise ValueError(f"{self.rows + band.height} rows: the PNG has {self.height}")
         stride = self.width * COLOUR_TYPES[self.mode][1]
         if band.height and stride:
-            rows = _filtered(band.tobytes(), stride, band.height)
+            rows = _filtered(raw_bytes(band), stride, band.height)
             self._parts.append(self._compressor.compress(rows))
         elif band.height:
             self._parts.append(self._compressor.compress(b"\x00" * band.height))

@@ -1,0 +1,41 @@
+"""An image's raw pixels are read without Pillow's ImageFile (whose import brings `logging`,
+5-15 ms of a warm build's start), and are the bytes Pillow's own tobytes gives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from PIL import Image
+
+from compiler.backends.art.pixels import packed, raw_bytes, unpacked
+
+MODES = ("1", "L", "LA", "RGB", "RGBA", "P", "I", "F", "I;16", "CMYK")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("size", [(1, 1), (3, 7), (300, 200), (20000, 2), (0, 4), (5, 0)])
+def test_raw_bytes_are_those_of_tobytes(mode: str, size: tuple[int, int]) -> None:
+    image = Image.linear_gradient("L").resize((max(size[0], 1), max(size[1], 1))).convert(mode)
+    image = image.crop((0, 0, *size))
+    assert raw_bytes(image) == image.tobytes()
+
+
+def test_a_packed_image_comes_back_the_same() -> None:
+    image = Image.radial_gradient("L").convert("RGBA")
+    assert unpacked(packed(image)).tobytes() == image.tobytes()
+
+
+def test_packing_and_encoding_import_no_image_file_module() -> None:
+    code = (
+        "import sys\n"
+        "from PIL import Image\n"
+        "from compiler.backends.art.pixels import packed\n"
+        "from compiler.backends.art.png import encode_png\n"
+        "image = Image.new('RGBA', (40, 30), (1, 2, 3, 4))\n"
+        "packed(image), encode_png(image), encode_png(image.convert('L'))\n"
+        "print(sorted({'PIL.ImageFile', 'logging'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
