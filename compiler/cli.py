@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 from compiler import interrupts
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
     from compiler.pipeline import GameReport
+
+    Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -67,7 +72,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments, only the command they name is set up
+    (with none for `--version`): each parser argparse makes looks up its titles' translations
+    on disk, and all nine commands cost every start-up about 5 ms."""
     parser = argparse.ArgumentParser(
         prog="countermix",
         description="Check board-wargame data against the game's rules and compile it.",
@@ -81,6 +89,23 @@ def _parser() -> argparse.ArgumentParser:
         help="folder holding one folder per game (default: ./sources)",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in _commands_for(argv):
+        COMMANDS[name](commands, common)
+    return parser
+
+
+def _commands_for(argv: Sequence[str] | None) -> list[str]:
+    """The commands a parser for `argv` needs: the one named first, none when the first is
+    `--version`, all of them otherwise (`--help`, a mistake, or no arguments)."""
+    if argv is None:
+        argv = sys.argv[1:]
+    first = argv[0] if argv else ""
+    if first in COMMANDS:
+        return [first]
+    return [] if first == "--version" else list(COMMANDS)
+
+
+def _add_validate(commands: Commands, common: argparse.ArgumentParser) -> None:
     check = commands.add_parser(
         "validate",
         help="check game data against the game's rules",
@@ -107,6 +132,9 @@ def _parser() -> argparse.ArgumentParser:
         help="language the faces are laid out in to find text that will not fit "
         "(default: the game's print language)",
     )
+
+
+def _add_build(commands: Commands, common: argparse.ArgumentParser) -> None:
     build = commands.add_parser(
         "build",
         help="validate, then write build/<game>/<game>.vmod (a series: one per title)",
@@ -157,6 +185,9 @@ def _parser() -> argparse.ArgumentParser:
     sheets.add_argument("--no-cut-marks", action="store_true", help="leave out cut marks")
     sheets.add_argument("--duplex", choices=("mirror", "gutter-fold", "none"), help="backs")
     sheets.add_argument("--back-offset", metavar="X,Y", help="shift of back pages in mm")
+
+
+def _add_list(commands: Commands, common: argparse.ArgumentParser) -> None:
     listing = commands.add_parser(
         "list",
         help="list games, titles and scenarios",
@@ -164,6 +195,9 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     listing.add_argument("games", nargs="*", metavar="GAME", help="games to list (default: all)")
+
+
+def _add_rules(commands: Commands, common: argparse.ArgumentParser) -> None:
     rules = commands.add_parser(
         "rules",
         help="print the rule catalogue (Markdown)",
@@ -171,6 +205,9 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     rules.add_argument("games", nargs="*", metavar="GAME", help="games to include (default: all)")
+
+
+def _add_new(commands: Commands, common: argparse.ArgumentParser) -> None:
     new = commands.add_parser(
         "new",
         help="start a new game: a small, complete, commented game to edit",
@@ -191,6 +228,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     new.add_argument("--id", default="", help="game id (default: from DIR, e.g. my-game)")
     new.add_argument("--title", default="", help="game title (default: from the id)")
+
+
+def _add_import_save(commands: Commands, common: argparse.ArgumentParser) -> None:
     imports = commands.add_parser(
         "import-save",
         help="turn a VASSAL save into a scenario of the game",
@@ -215,6 +255,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a new scenario takes its name, turns and rules from this one",
     )
     imports.add_argument("--title", default="", help="series: the title of a new scenario")
+
+
+def _add_import_module(commands: Commands, common: argparse.ArgumentParser) -> None:
     modules = commands.add_parser(
         "import-module",
         help="turn a VASSAL module made by hand into a countermix game folder",
@@ -227,6 +270,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     modules.add_argument("module", type=Path, metavar="MODULE.vmod", help="the module")
     modules.add_argument("folder", type=Path, metavar="OUT_DIR", help="folder to create")
+
+
+def _add_diff(commands: Commands, common: argparse.ArgumentParser) -> None:
     diff = commands.add_parser(
         "diff",
         help="what changed between two modules or game folders",
@@ -240,13 +286,28 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
+
+
+def _add_schema(commands: Commands, common: argparse.ArgumentParser) -> None:
     schema = commands.add_parser(
         "schema",
         help="write the JSON Schema of the data files",
         description="Write a JSON Schema for editors' YAML checking.",
     )
     schema.add_argument("-o", "--output", type=Path, help="write to this file (default: stdout)")
-    return parser
+
+
+COMMANDS: dict[str, Callable[[Commands, argparse.ArgumentParser], None]] = {
+    "validate": _add_validate,
+    "build": _add_build,
+    "list": _add_list,
+    "rules": _add_rules,
+    "new": _add_new,
+    "import-save": _add_import_save,
+    "import-module": _add_import_module,
+    "diff": _add_diff,
+    "schema": _add_schema,
+}
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -543,7 +604,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     _keep_dataclass_code()
     handlers = {
         "validate": _validate,
