@@ -8,7 +8,7 @@ same way as a checkout installed in editable mode. Nothing here looks at the wor
 from __future__ import annotations
 
 from functools import cache
-from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
 
 LAYOUTS = "layouts.yaml"
@@ -18,7 +18,14 @@ NEW_GAMES = "new-game"
 
 @cache
 def templates_dir() -> Path:
-    """The folder of the installed `compiler.templates` package."""
+    """The folder of the installed `compiler.templates` package: where the import system finds
+    its `__init__.py` (what importlib.resources.files gives for a package of plain files,
+    without importing importlib.resources and its readers: 2-5 ms of every build's start)."""
+    spec = find_spec("compiler.templates")
+    if spec is not None and spec.origin is not None:
+        return Path(spec.origin).parent
+    from importlib.resources import files
+
     return Path(str(files("compiler.templates")))
 
 

@@ -8,6 +8,7 @@ import html
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,22 @@ def test_a_size_that_is_no_number_of_mm_is_a_value_error(text: str) -> None:
 @pytest.mark.parametrize("text", ["a & b", "<i>\"x\" 'y'</i>", "&amp;", "×と", "", "\x00>"])
 def test_escaping_is_what_html_escape_gives(text: str) -> None:
     assert e(text) == html.escape(text, quote=True)
+
+
+def test_the_templates_are_where_importlib_resources_finds_them() -> None:
+    from importlib.resources import files
+
+    from compiler.resources import templates_dir
+
+    assert templates_dir() == Path(str(files("compiler.templates")))
+
+
+def test_finding_the_templates_imports_no_resource_readers() -> None:
+    code = (
+        "import sys\n"
+        "from compiler.resources import templates_dir\n"
+        "templates_dir()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('importlib.re')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
