@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from compiler.model.game import PrintSettings
+if TYPE_CHECKING:  # the command line parses its sizes here before any game is loaded
+    from compiler.model.game import PrintSettings
 
 Paper = Literal["A4", "Letter"]
 Duplex = Literal["mirror", "gutter-fold", "none"]
