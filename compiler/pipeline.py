@@ -523,6 +523,8 @@ def check_games(
     `untranslated`, a translator's to-do list too (one warning per game). With `out_dir` (a
     build's), the loader reads back what it kept there from the last build of each folder
     and reads again only what changed (compiler.load.keptread)."""
+    if not folders:  # an up-to-date build: the loader (yaml, the model) is not imported
+        return []
     from compiler.load.keptread import kept_path
 
     reports = [

@@ -70,3 +70,21 @@ def test_finding_the_templates_imports_no_resource_readers() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_up_to_date_build_imports_no_loader(mini: Path, tmp_path: Path) -> None:
+    """Nothing changed: the stamp says so before any data is read, and neither PyYAML nor the
+    loader and the model are imported (60-90 ms of the process)."""
+    out = tmp_path / "out"
+    build = [sys.executable, "-m", "compiler", "build", str(mini), "--out", str(out)]
+    subprocess.run(build, capture_output=True, text=True, check=True)
+    code = (
+        "import sys\n"
+        "from compiler.cli import main\n"
+        f"code = main({build[3:]!r})\n"
+        "print(code, sorted({'yaml', 'compiler.load.keptread', 'compiler.model.game'}"
+        " & set(sys.modules)))\n"
+    )
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "up to date" in again.stdout
+    assert again.stdout.strip().splitlines()[-1] == "0 []"
