@@ -18,7 +18,6 @@ import marshal
 import os
 import re
 import sys
-import traceback
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -865,6 +864,8 @@ ITEM_BREAK = "\n  - "
 
 def _template_line(err: BaseException) -> int | None:
     """The template line an error was raised at (Jinja2 puts template frames in tracebacks)."""
+    import traceback  # only for a broken template (it imports textwrap)
+
     lines = [
         f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == TEMPLATE_FILE
     ]
