@@ -8,7 +8,6 @@ import marshal
 import mmap
 import os
 import struct
-import zipfile
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -39,6 +38,7 @@ from compiler.backends.art.identity import (
     marker_identity,
     unit_identities,
 )
+from compiler.backends.art.pixels import raw_bytes
 from compiler.backends.art.raster import rasterize
 from compiler.backends.art.svg import drawing_svg
 from compiler.backends.charts.build import ChartPng, all_charts, chart_images
@@ -66,6 +66,10 @@ from compiler.model.common import Text
 from compiler.model.gamedata import GameData
 from compiler.model.maps import GameMap
 from compiler.model.units import PieceArt, Unit
+
+ZIP_STORED, ZIP_DEFLATED = 0, 8
+"""The zip methods (zipfile's constants; zipfile itself, with bz2 and lzma, is not imported
+by a build that writes no whole zip)."""
 
 PIECE_SIZE = 64
 CARD_HEIGHT = 210
@@ -1072,7 +1076,7 @@ def _board_png(
     its art are those it was drawn from before (boards take seconds to draw)."""
     art_digest = ""
     if board_art is not None:
-        art_digest = f"{board_art.size}:{hashlib.sha256(board_art.tobytes()).hexdigest()}"
+        art_digest = f"{board_art.size}:{hashlib.sha256(raw_bytes(board_art)).hexdigest()}"
     key = cache_key("board", layout, game.game.terrain, art_digest)
     return cache.fetch(key, lambda: _drawn_board(game, layout, board_art))
 
@@ -1216,9 +1220,9 @@ def _entries_listed(
         position = name_at + name_length + extra + comment
         if sign != b"PK\x01\x02":
             return {}
-        if flags & 0x1 or method not in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
+        if flags & 0x1 or method not in (ZIP_DEFLATED, ZIP_STORED):
             continue
-        deflated = method == zipfile.ZIP_DEFLATED
+        deflated = method == ZIP_DEFLATED
         if not deflated and packed != size:
             continue
         raw = directory[name_at : name_at + name_length]
@@ -1794,7 +1798,7 @@ def _write_entry(
     `central`; the offset after it."""
     encoded = name.encode("ascii") if name.isascii() else name.encode("utf-8")
     flags = 0 if name.isascii() else 0x800
-    method = zipfile.ZIP_DEFLATED if entry.deflated else zipfile.ZIP_STORED
+    method = ZIP_DEFLATED if entry.deflated else ZIP_STORED
     size = len(entry.data)
     if size > ZIP64_LIMIT or entry.size > ZIP64_LIMIT:
         raise ValueError(f"{name}: zip entries over 2 GB are not written")
