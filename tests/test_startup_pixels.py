@@ -39,3 +39,29 @@ def test_packing_and_encoding_import_no_image_file_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_encoder_that_answers_otherwise_falls_back_to_tobytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """raw_bytes leans on Pillow's private encoder interface: a Pillow whose encoder takes
+    other arguments gives tobytes' bytes, not a traceback."""
+
+    real = Image._getencoder
+    calls: list[str] = []
+
+    class Changed:
+        def setimage(self, *args: object) -> None:
+            raise TypeError("takes other arguments")
+
+        def cleanup(self) -> None:
+            pass
+
+    def first_changed(*args: object) -> object:  # raw_bytes' call, then tobytes' own
+        calls.append("called")
+        return Changed() if len(calls) == 1 else real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Image, "_getencoder", first_changed)
+    image = Image.radial_gradient("L").convert("RGB")
+    assert raw_bytes(image) == Image.radial_gradient("L").convert("RGB").tobytes()
+    assert len(calls) == 3  # the changed one, then tobytes in the fallback and above

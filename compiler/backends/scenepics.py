@@ -44,7 +44,7 @@ from PIL import Image
 
 from compiler.backends.art.display import Box, Drawing, Inset, Op
 from compiler.backends.art.identity import deck_identity, marker_identity
-from compiler.backends.art.pixels import packed, unpacked
+from compiler.backends.art.pixels import packed, raw_bytes, unpacked
 from compiler.backends.art.png import encode_png
 from compiler.backends.art.raster import FACE_SUPERSAMPLE, lay, rasterize, rasterize_to
 from compiler.backends.art.svg import drawing_svg
@@ -346,7 +346,7 @@ def _base(
         image.paste(board, (0, panel.top))
     _paint(image, scene.overlay.width, under)
     if cache is not None and key is not None:
-        cache.put(key, image.tobytes())
+        cache.put(key, raw_bytes(image))
     return image
 
 
@@ -444,7 +444,7 @@ def _lay_kept(
     scenarios' pictures over the same boards are kept apart). With `base_key`, the key of
     what decides the pixels of `image` (see _base), these pixels are not digested."""
     width, height = image.size
-    base = hashlib.sha1(b"key:" + base_key.encode()) if base_key else hashlib.sha1(image.tobytes())
+    base = hashlib.sha1(b"key:" + base_key.encode()) if base_key else hashlib.sha1(raw_bytes(image))
     base.update("\0".join(names).encode("utf-8"))
     key = digest_key("scene-laid", _face_prefix(), base.hexdigest(), f"{width}x{height}")
     made: dict[str, Image.Image] = {}
@@ -522,7 +522,7 @@ def _kept_bands(image: Image.Image, cache: RenderCache) -> list[str]:
     their keys."""
     width, height = image.size
     stride = width * 3
-    pixels = image.tobytes()
+    pixels = raw_bytes(image)
     keys: list[str] = []
     for top in range(0, height, BAND_ROWS):
         rows = pixels[top * stride : min(height, top + BAND_ROWS) * stride]
@@ -582,7 +582,7 @@ def _banded_png(
     picture drawn again builds later finds its unchanged bands)."""
     width, height = image.size
     stride = width * 3
-    rows = memoryview(image.tobytes())
+    rows = memoryview(raw_bytes(image))
     bands: list[bytes] = []
     adler = zlib.adler32(b"")
     for top in range(0, height, BAND_ROWS):

@@ -18,6 +18,7 @@ from PIL import Image
 
 from compiler.backends.art.colours import RGB
 from compiler.backends.art.display import Drawing, Inset, Op
+from compiler.backends.art.pixels import raw_bytes
 from compiler.backends.charts.pages import Placed, room
 from compiler.backends.keptrecord import all_of_type, unmarshalled
 from compiler.backends.pdf.content import (
@@ -81,7 +82,7 @@ class Board:
 
     @classmethod
     def of(cls, image: Image.Image) -> Board:
-        raw = image.convert("RGB").tobytes()
+        raw = raw_bytes(image.convert("RGB"))
         return cls(image.size, hashlib.sha1(raw).hexdigest(), raw)
 
     @property
@@ -496,7 +497,7 @@ def _printed(board: Image.Image, size: tuple[int, int]) -> tuple[str, bytes]:
     shown = board
     if size != board.size:
         shown = shown.resize(size, Image.Resampling.LANCZOS)
-    pixels = shown.tobytes()
+    pixels = raw_bytes(shown)
     return f"board.{hashlib.sha1(pixels).hexdigest()[:16]}", compress(pixels)
 
 

@@ -4,6 +4,8 @@ raw pixels compressed (fast to read back; PNG encoding would cost more than it s
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
+from typing import Any
 
 from PIL import Image
 
@@ -14,10 +16,19 @@ RAW_BLOCK = 65536
 def raw_bytes(image: Image.Image) -> bytes:
     """The same bytes as `image.tobytes()`, without importing PIL.ImageFile: Pillow's tobytes
     imports it (and with it `logging`, 5-15 ms of a warm build's start) only to read the size
-    of a block. Falls back to tobytes where Pillow's raw encoder is not reachable."""
+    of a block. Falls back to tobytes where Pillow's raw encoder is not reachable or answers
+    otherwise than expected (it is Pillow's private interface)."""
     encoder = getattr(Image, "_getencoder", None)
     if encoder is None or image.width == 0 or image.height == 0:
         return image.tobytes()
+    try:
+        return _encoded_raw(image, encoder)
+    except (AttributeError, TypeError, ValueError, RuntimeError, SystemError, OSError):
+        return image.tobytes()
+
+
+def _encoded_raw(image: Image.Image, encoder: Callable[..., Any]) -> bytes:
+    """Pillow's raw encoder run over the whole image, as tobytes runs it."""
     image.load()
     raw = encoder(image.mode, "raw", image.mode)
     try:

@@ -22,6 +22,7 @@ from typing import cast
 from PIL import Image
 
 from compiler.backends.art.pieces import png_bytes
+from compiler.backends.art.pixels import raw_bytes
 from compiler.backends.scenepics import adler32_combine
 
 BAND_ROWS = 32
@@ -57,7 +58,7 @@ def banded_png(
     if image.mode != "RGB":
         return png_bytes(image), (image.width, [])
     stride = image.width * 3
-    rows = memoryview(image.tobytes())
+    rows = memoryview(raw_bytes(image))
     bands = -(-image.height // BAND_ROWS)
     return banded_rows(
         image.size, [None] * bands, before, lambda top, bottom: rows[top * stride : bottom * stride]

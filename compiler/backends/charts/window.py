@@ -25,6 +25,7 @@ from PIL import Image, ImageDraw
 
 from compiler.backends.art import raster
 from compiler.backends.art.display import Drawing, Ellipse, Inset, Line, Op, Polygon, Rect, Text
+from compiler.backends.art.pixels import raw_bytes
 from compiler.backends.charts.bandpng import BAND_ROWS
 
 MARGIN = 16
@@ -151,4 +152,4 @@ def _window(drawing: Drawing, size: tuple[int, int], top: int, bottom: int) -> b
         elif isinstance(op, Text):
             raster._text(image, op, scale, start)
     stride = width * 3
-    return image.tobytes()[(top - start) * stride : (bottom - start) * stride]
+    return raw_bytes(image)[(top - start) * stride : (bottom - start) * stride]
