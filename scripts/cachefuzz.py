@@ -182,9 +182,10 @@ class Sweep:
     """When > 0, only this many kinds per file, chosen by the file's rank (a small sweep)."""
     variants: int = VARIANTS
     """How many source variants the cases spread over (each costs one cold build)."""
-    twice: bool = False
-    """Rebuild each damaged copy a second time from the next variant's sources (damage that
-    the first rebuild left in place must not spoil a later one)."""
+    twice: str = ""
+    """"all": rebuild each damaged copy a second time from the next variant's sources (damage
+    that the first rebuild left in place must not spoil a later one); "unchanged": only those
+    first rebuilt from unchanged sources (a build that may have read no cache at all)."""
     keep: Path | None = None
     log: Callable[[str], None] = field(default=lambda line: print(line, flush=True))  # noqa: T201
     files: list[Path] = field(default_factory=list)
@@ -207,10 +208,14 @@ class Sweep:
         clean, work = self.scratch / "clean", self.scratch / "work"
         # cold, then warm with one more unit changed, then warm back: every cache file a warm
         # build adds (journals, kept entries of what changed) is there to damage
-        for variant in (0, self.variants, 0):
+        for step, variant in enumerate((0, self.variants, 0)):
             self.set_variant(game, variant)
             self._must(build(self.python, self.tool, game, work), "clean build")
-        self._references[0] = self._must_equal_cold(game, 0, work)
+            if step == 0:  # the cold build: the reference of the unchanged sources
+                self._references[0] = output_digests(work)
+        difference = compare(self._references[0], work)
+        if difference:  # a failure of its own, with no damage
+            raise SystemExit(f"the undamaged warm build differs from a cold one: {difference}")
         work.rename(clean)
         self.files = [path for path in cache_files(clean) if not is_trash(path)]
         if self.limit:
@@ -220,15 +225,6 @@ class Sweep:
     def _must(self, done: Build, what: str) -> None:
         if done.problem:
             raise SystemExit(f"{what} failed: {done.problem}\n{done.stdout}\n{done.stderr}")
-
-    def _must_equal_cold(self, game: Game, variant: int, warm: Path) -> dict[str, str]:
-        """The cold reference of variant 0, checked against the clean warm copy (a warm build
-        that differs from a cold one with no damage is a failure of its own)."""
-        reference = self.reference(game, variant)
-        difference = compare(reference, warm)
-        if difference:
-            raise SystemExit(f"the undamaged warm build differs from a cold one: {difference}")
-        return reference
 
     def set_variant(self, game: Game, variant: int) -> None:
         (game.folder / "units.yaml").write_text(self._texts[variant], encoding="utf-8")
@@ -265,12 +261,13 @@ class Sweep:
             if not damage(work / relative, kind, rng):
                 self.skipped += 1
                 continue
-            steps = [variant, (variant + 1) % self.variants] if self.twice else [variant]
+            again = self.twice == "all" or (self.twice == "unchanged" and variant == 0)
+            steps = [variant, (variant + 1) % self.variants] if again else [variant]
             for step, source in enumerate(steps):
                 problem = self.rebuild(game, source, work)
                 if problem:
-                    again = " (second rebuild)" if step else ""
-                    self._fail(relative, kind, source, problem + again, work)
+                    second = " (second rebuild)" if step else ""
+                    self._fail(relative, kind, source, problem + second, work)
                     break
         shutil.rmtree(work, ignore_errors=True)
         if output_digests(clean) != self._references[0]:
@@ -326,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cachefuzz-") as scratch:
         sweep = Sweep(args.python, ROOT, Path(scratch), args.size, kinds, args.seed, args.limit)
-        sweep.twice, sweep.keep = args.twice, args.keep
+        sweep.twice, sweep.keep = "all" if args.twice else "", args.keep
         sweep.run()
     sys.stdout.write(sweep.summary(time.perf_counter() - started) + "\n")
     return 1 if sweep.failures else 0
