@@ -5,6 +5,7 @@ read."""
 from __future__ import annotations
 
 import marshal
+import os
 import zlib
 from array import array
 from collections.abc import Callable
@@ -296,3 +297,29 @@ def test_a_small_pack_is_read_whole_only_once_many_entries_were_asked_for(
     assert cache.get("k8") == entries["k8"]
     assert cache._whole is not None and len(cache._whole) == pack.stat().st_size
     assert all(cache.get(key) == data for key, data in entries.items())
+
+
+def test_a_pack_that_cannot_be_read_whole_is_tried_once_then_read_by_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole read that comes back short (the pack cut while the build reads it) is not
+    tried again at every later get: the entries are read one by one, as they were."""
+    monkeypatch.setattr(rendercache, "WHOLE_AFTER", 2)
+    monkeypatch.setattr(rendercache, "SMALL_PACK", 4 << 20)
+    pack = tmp_path / "faces.pack"
+    entries = {f"k{n}": f"entry {n} ".encode() * (n + 1) for n in range(10)}
+    saved(pack, entries)
+    cache = RenderCache(pack)
+    whole_reads: list[int] = []
+    real_pread = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        if length == cache.size:
+            whole_reads.append(length)
+            return real_pread(fd, length, offset)[:-1]  # one byte short
+        return real_pread(fd, length, offset)
+
+    monkeypatch.setattr(rendercache.os, "pread", pread)
+    assert all(cache.get(key) == data for key, data in entries.items())
+    assert cache._whole is None
+    assert len(whole_reads) == 1

@@ -267,6 +267,7 @@ class RenderCache:
         self._reads += 1
         if self._reads <= WHOLE_AFTER or self.size > SMALL_PACK or self._data is None:
             return False
+        self._reads = -sys.maxsize  # one try a build: a pack that fails it is read by entry
         try:
             whole = os.pread(self._data, self.size, 0)
         except OSError:
