@@ -174,7 +174,8 @@ def test_guide_example(
         lines = [line for line in example.body.splitlines() if line.startswith("countermix ")]
         assert lines, f"guide line {example.line}: no command in the block"
         for line in lines:
-            _parser().parse_args(shlex.split(line.partition("#")[0])[1:])
+            args = shlex.split(line.partition("#")[0])[1:]
+            _parser(args).parse_args(args)
     elif verb in ("add", "replace"):
         run_data_check(example, tmp_path)
     elif verb == "in":
