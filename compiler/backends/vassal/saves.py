@@ -193,7 +193,10 @@ def _stack_commands(stacks: dict[tuple[str, int, int], list[str]]) -> list[str]:
     out = []
     plain: dict[str, bool] = {}
     for number, ((map_name, x, y), members) in enumerate(stacks.items(), start=1):
-        if plain.setdefault(map_name, _PLAIN.isdisjoint(map_name)):  # nothing to escape
+        is_plain = plain.get(map_name)
+        if is_plain is None:
+            is_plain = plain[map_name] = _PLAIN.isdisjoint(map_name)
+        if is_plain:  # nothing to escape
             out.append(f"+/{2_000_000 + number}/stack/{map_name};{x};{y};{';'.join(members)};@@-1")
             continue
         fields = [map_name, str(x), str(y), *members, "@@-1"]
