@@ -319,7 +319,7 @@ def test_a_pack_that_cannot_be_read_whole_is_tried_once_then_read_by_entry(
             return real_pread(fd, length, offset)[:-1]  # one byte short
         return real_pread(fd, length, offset)
 
-    monkeypatch.setattr(rendercache.os, "pread", pread)
+    monkeypatch.setattr(os, "pread", pread)
     assert all(cache.get(key) == data for key, data in entries.items())
     assert cache._whole is None
     assert len(whole_reads) == 1
