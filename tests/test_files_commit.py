@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -612,3 +613,34 @@ def test_the_files_a_commit_replaced_are_removed_by_the_next_look(previous: Path
 def test_a_commit_without_a_look_removes_the_replaced_files_at_once(previous: Path) -> None:
     commit_next(previous)
     assert stage_folders(previous) == [] and trash_folders(previous) == []
+
+
+def test_ctrl_c_during_a_commit_waits_while_the_builds_threads_run(
+    previous: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build's own threads (the folder's look, the removal of what the last build
+    replaced) block Ctrl-C: the kernel would give it to one of them, and Python would then
+    raise it in the main thread inside the commit (CI saw the commit's Ctrl-C lost so)."""
+    busy, done = threading.Event(), threading.Event()
+
+    def slow_removal(target: Path, skip: object = ()) -> None:
+        busy.set()
+        done.wait(10)
+
+    monkeypatch.setattr(files, "remove_trash", slow_removal)
+    files.FolderLook(previous)  # its removal thread runs through the commit below
+    assert busy.wait(10)
+    real_rename = files._rename
+
+    def rename(source: Path, target: Path) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: held back until the commit is done
+        real_rename(source, target)
+
+    monkeypatch.setattr(files, "_rename", rename)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            commit_next(previous)
+    finally:
+        done.set()
+    assert contents(previous) == NEW_SET
+    assert stage_folders(previous) == []

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -324,6 +324,23 @@ def _same_files(fd: int, looked: Mapping[str, os.stat_result]) -> bool:
     )
 
 
+def background(work: Callable[[], None], name: str) -> threading.Thread:
+    """A daemon thread running `work`, started with Ctrl-C (SIGINT) blocked, which it
+    inherits: the kernel gives a process's SIGINT to a thread that does not block it, and
+    Python then runs its handler in the main thread at once, even inside a commit that holds
+    Ctrl-C back (_ctrl_c_waits). A thread that blocks it leaves it to the main thread."""
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    if not hasattr(signal, "pthread_sigmask"):
+        thread.start()
+        return thread
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return thread
+
+
 class FolderLook:
     """An output folder's files (name → lstat) taken in a thread while the build loads,
     checks and lays out (work that holds the other core): a stat costs some 4-7 µs, 0.05-0.1 s
@@ -337,15 +354,11 @@ class FolderLook:
     def __init__(self, target: Path) -> None:
         self.target = target
         self._found: dict[str, os.stat_result] | None = None
-        self._thread = threading.Thread(target=self._look, name="countermix-look", daemon=True)
-        self._thread.start()
+        self._thread = background(self._look, "countermix-look")
         # the files the last build replaced (see _discard), removed while this one loads: the
         # kernel frees a large module's blocks on the other core (a process that ends first
         # leaves the rest to the next build)
-        self._removal = threading.Thread(
-            target=remove_trash, args=(target,), name="countermix-trash", daemon=True
-        )
-        self._removal.start()
+        self._removal = background(partial(remove_trash, target), "countermix-trash")
 
     def _look(self) -> None:
         try:
