@@ -35,7 +35,35 @@ Position = tuple[int, int]
 """Where a value starts in its file: (line, column)."""
 
 
-class PackedLocs(Mapping[str, Position]):
+class _LazyLocs(Mapping[str, Position]):
+    """Positions by name kept in a compact form: one looked up without making the whole
+    dict, which is made (`_mapping`) only when they are iterated or counted."""
+
+    __slots__ = ()
+
+    def _mapping(self) -> dict[str, Position]:
+        raise NotImplementedError
+
+    def get(self, key: str, default: Position | None = None) -> Position | None:  # type: ignore[override]
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Position:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._mapping())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._mapping()!r})"
+
+
+class PackedLocs(_LazyLocs):
     """A record's `locs` as a build keeps it between builds (compiler.load.records): the field
     paths (one tuple shared by the records of one shape) and their positions packed in bytes,
     made into a dict only when a position is asked for (a finding's place). A warm load reads
@@ -74,12 +102,6 @@ class PackedLocs(Mapping[str, Position]):
             found = self._found = {name: pair for name, pair in pairs if type(name) is str}
         return found
 
-    def __getitem__(self, key: str) -> Position:
-        found = self.get(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
     def get(self, key: str, default: Position | None = None) -> Position | None:  # type: ignore[override]
         """The position of one name, unpacked alone (a finding, a placement asks for one)."""
         if self._found is not None:
@@ -95,20 +117,11 @@ class PackedLocs(Mapping[str, Position]):
     def __contains__(self, key: object) -> bool:
         return type(key) is str and self.get(key) is not None
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._mapping())
-
-    def __len__(self) -> int:
-        return len(self._mapping())
-
     def __reduce__(self) -> tuple[type[PackedLocs], tuple[tuple[str, ...], bytes]]:
         return PackedLocs, (self._names, self._packed)
 
-    def __repr__(self) -> str:
-        return f"PackedLocs({self._mapping()!r})"
 
-
-class ItemLocs(Mapping[str, Position]):
+class ItemLocs(_LazyLocs):
     """A record's `locs` whose most entries are the positions of a list's items: `head`'s,
     then `own`'s, then `prefix` and the item's number (from `first` on) for each of
     `wheres` (what `{**head, **own, "rows.1": wheres[0], ...}` holds, in that order), made
@@ -159,12 +172,6 @@ class ItemLocs(Mapping[str, Position]):
         index = int(number) - self._first
         return index if 0 <= index < len(self._wheres) else None
 
-    def __getitem__(self, key: str) -> Position:
-        found = self.get(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
     def get(self, key: str, default: Position | None = None) -> Position | None:  # type: ignore[override]
         index = self._index(key)
         if index is not None:
@@ -175,18 +182,9 @@ class ItemLocs(Mapping[str, Position]):
     def __contains__(self, key: object) -> bool:
         return self._index(key) is not None or key in self._own or key in self._head
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._mapping())
-
-    def __len__(self) -> int:
-        return len(self._mapping())
-
     def __reduce__(self) -> tuple[type[ItemLocs], tuple[Any, ...]]:
         own = self._own
         return ItemLocs, (self._head, self._prefix, self._first, self._wheres, own)
-
-    def __repr__(self) -> str:
-        return f"ItemLocs({self._mapping()!r})"
 
 
 _PAIR = struct.Struct("<2I")
