@@ -315,3 +315,11 @@ def assert_warm_chart_pngs_are_cold(mini: Path, tmp_path: Path, cache: RenderCac
     cold_game = game_with_aids(mini)
     render_charts(cold_game, SheetOptions(), RenderCache(tmp_path / "cold.pack"))
     assert warm == [png.data for png in chart_images(cold_game, "en")]
+
+
+def modules_imported_by(code: str, watched: str) -> str:
+    """Which of the `watched` modules (a Python expression: a collection of names, or a test
+    on `m`) are imported after `code` runs in a fresh interpreter, as its printed list."""
+    check = f"print(sorted(m for m in sys.modules if {watched}))\n"
+    run = [sys.executable, "-c", "import sys\n" + code + check]
+    return subprocess.run(run, capture_output=True, text=True, check=True).stdout.strip()

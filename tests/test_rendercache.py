@@ -279,17 +279,24 @@ def test_compacting_moves_unread_entries_and_a_damaged_one_stays_a_miss(tmp_path
     assert again.get("new") == b"N" * 50
 
 
+def small_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole_after: int, count: int
+) -> tuple[RenderCache, Path, dict[str, bytes]]:
+    """A small pack of `count` entries, opened to be read whole after `whole_after` gets."""
+    monkeypatch.setattr(rendercache, "WHOLE_AFTER", whole_after)
+    monkeypatch.setattr(rendercache, "SMALL_PACK", 4 << 20)
+    pack = tmp_path / "faces.pack"
+    entries = {f"k{n}": f"entry {n} ".encode() * (n + 1) for n in range(count)}
+    saved(pack, entries)
+    return RenderCache(pack), pack, entries
+
+
 def test_a_small_pack_is_read_whole_only_once_many_entries_were_asked_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Opening reads no entry; a warm build that asks for a few reads those; past WHOLE_AFTER
     the small pack is read at once, and serves every entry as it was."""
-    monkeypatch.setattr(rendercache, "WHOLE_AFTER", 8)
-    monkeypatch.setattr(rendercache, "SMALL_PACK", 4 << 20)
-    pack = tmp_path / "faces.pack"
-    entries = {f"k{n}": f"entry {n} ".encode() * (n + 1) for n in range(20)}
-    saved(pack, entries)
-    cache = RenderCache(pack)
+    cache, pack, entries = small_pack(tmp_path, monkeypatch, whole_after=8, count=20)
     assert cache._whole is None
     for n in range(8):
         assert cache.get(f"k{n}") == entries[f"k{n}"]
@@ -304,12 +311,7 @@ def test_a_pack_that_cannot_be_read_whole_is_tried_once_then_read_by_entry(
 ) -> None:
     """A whole read that comes back short (the pack cut while the build reads it) is not
     tried again at every later get: the entries are read one by one, as they were."""
-    monkeypatch.setattr(rendercache, "WHOLE_AFTER", 2)
-    monkeypatch.setattr(rendercache, "SMALL_PACK", 4 << 20)
-    pack = tmp_path / "faces.pack"
-    entries = {f"k{n}": f"entry {n} ".encode() * (n + 1) for n in range(10)}
-    saved(pack, entries)
-    cache = RenderCache(pack)
+    cache, pack, entries = small_pack(tmp_path, monkeypatch, whole_after=2, count=10)
     whole_reads: list[int] = []
     real_pread = os.pread
 
