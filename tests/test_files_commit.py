@@ -644,3 +644,34 @@ def test_ctrl_c_during_a_commit_waits_while_the_builds_threads_run(
         done.set()
     assert contents(previous) == NEW_SET
     assert stage_folders(previous) == []
+
+
+def test_ctrl_c_during_a_commit_waits_while_a_foreign_thread_runs(
+    previous: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread that is not the build's (a library's, a test runner's) does not block Ctrl-C:
+    the kernel may give it the signal, and the commit still ends before it is raised."""
+    busy, done = threading.Event(), threading.Event()
+
+    def foreign() -> None:
+        busy.set()
+        done.wait(10)
+
+    thread = threading.Thread(target=foreign, daemon=True)
+    thread.start()
+    assert busy.wait(10)
+    real_rename = files._rename
+
+    def rename(source: Path, target: Path) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: held back until the commit is done
+        real_rename(source, target)
+
+    monkeypatch.setattr(files, "_rename", rename)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            commit_next(previous)
+    finally:
+        done.set()
+        thread.join(10)
+    assert contents(previous) == NEW_SET
+    assert stage_folders(previous) == []

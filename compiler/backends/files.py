@@ -34,7 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from types import FrameType
+from typing import Any, BinaryIO, NamedTuple
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -569,18 +570,56 @@ def _commit_order(names: Iterable[str], last: Sequence[str]) -> list[str]:
     return ordered + [name for name in last if name in names]
 
 
+SigintHandler = Callable[[int, FrameType | None], Any] | int
+"""What signal.getsignal gives for SIGINT when Python set it."""
+
+
 @contextmanager
 def _ctrl_c_waits() -> Iterator[None]:
     """Ctrl-C (SIGINT) held back until the block is done: a commit is short, and one cut
-    short would leave the folder half old, half new until the next build."""
+    short would leave the folder half old, half new until the next build. The signal is
+    blocked for this thread, and in the main thread Python's handler is also swapped for one
+    that only notes it: the kernel gives a process's SIGINT to any thread that does not block
+    it (a library's, a test's), and Python then runs the handler in the main thread at once,
+    inside the block. A Ctrl-C noted or still pending is handed to the handler afterwards."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
+    noted: list[FrameType | None] = []
+    handler = _noting_handler(noted)
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
+        if handler is not None and signal.SIGINT in signal.sigpending():
+            signal.sigtimedwait({signal.SIGINT}, 0)  # taken here, handed over once below
+            noted.append(None)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+            if noted:
+                _hand_over(handler, noted[0])
+
+
+def _hand_over(handler: SigintHandler, frame: FrameType | None) -> None:
+    """A Ctrl-C held back, given to the handler that was in place (the default one ends the
+    process as it would have; an ignored one stays ignored)."""
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    elif handler == signal.SIG_DFL:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def _noting_handler(noted: list[FrameType | None]) -> SigintHandler | None:
+    """In the main thread, the SIGINT handler in place, replaced by one that notes each
+    Ctrl-C in `noted` (None elsewhere: only the main thread may set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is None:  # set outside Python: left as it is
+        return None
+    signal.signal(signal.SIGINT, lambda signum, frame: noted.append(frame))
+    return handler
 
 
 Renames = list[tuple[str, int]]
