@@ -86,7 +86,9 @@ def board_child(folder: str, map_id: str, draw: bool) -> None:
     if draw:
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
-            data = module._board_png(game, layout, board_art, RenderCache(Path(tmp) / "b.pack"))
+            key = module._board_key(game, layout, board_art)
+            cache = RenderCache(Path(tmp) / "b.pack")
+            data = module._board_png(game, layout, board_art, cache, key)
             seconds = time.perf_counter() - start
             size = len(data)
             del data

@@ -85,6 +85,10 @@ class ModulePlan:
     """Piece texts of the builds before (assemble gives the pack); none kept by default."""
     unit_identities: dict[str, str] = field(default_factory=dict)
     """Each unit's identity digest by its id, as render_plan worked them out (`identity`)."""
+    board_keys: dict[str, str] = field(default_factory=dict)
+    """Each map's board key by map id, as render_plan worked them out: a digest of the map's
+    layout whole (the map, every location's point on the board), its terrain colours and its
+    art. A set-up save is kept whole by them (`saves.save_file`); none without them."""
 
     def identity(self, unit: Unit) -> str:
         """`unit_identity` of a unit of the plan's game, looked up (once worked out, a
@@ -115,6 +119,12 @@ class ModulePlan:
 
     marker_tokens: dict[str, str] = field(default_factory=dict)
     """Each marker's `record_token`, by marker id, as the saves worked them out."""
+
+    @cached_property
+    def module_data(self) -> bytes:
+        """`moduledata` of the plan's game, made once: every set-up save holds it, and the
+        module."""
+        return moduledata(self.game)
 
     @cached_property
     def prototype_table(self) -> pc.PrototypeTable:

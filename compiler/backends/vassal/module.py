@@ -54,7 +54,6 @@ from compiler.backends.vassal.buildfile import (
     REINFORCEMENTS_MAP,
     ModulePlan,
     build_file_xml,
-    moduledata,
     turn_zone,
 )
 from compiler.backends.vassal.geometry import MapLayout, box_strip, layout_map
@@ -969,8 +968,11 @@ def _render_plan(
     arts = {m.id: load_board_art(game, m) for m in game.maps}
     layouts = {m.id: laid_out(game, m, _size(arts[m.id])) for m in game.maps}
     cache = RenderCache(cache_pack)
+    board_keys = {m.id: _board_key(game, layouts[m.id], arts[m.id]) for m in game.maps}
     boards = {
-        m.id: store.add_png(_board_png(game, layouts[m.id], arts[m.id], cache), "board")
+        m.id: store.add_png(
+            _board_png(game, layouts[m.id], arts[m.id], cache, board_keys[m.id]), "board"
+        )
         for m in game.maps
     }
     turns, holding, holding_image = _reinforcements(game, store)
@@ -1018,6 +1020,7 @@ def _render_plan(
     )
     plan.faces_drawn, plan.faces_reused = drawn, reused
     plan.unit_identities = identities
+    plan.board_keys = board_keys
     plan.charts = [(c.title, _store_chart(c, store, table)) for c in chart_images(game, lang)]
     plan.chart_names = [chart.name for chart in all_charts(game, lang)]
     crcs = store.crcs
@@ -1069,15 +1072,23 @@ def _chart_bytes(chart: ChartPng, crc: int, size: int) -> bytes:
     return data
 
 
-def _board_png(
-    game: GameData, layout: MapLayout, board_art: Image.Image | None, cache: RenderCache
-) -> bytes:
-    """A map's board as PNG, from the cache when the map, its layout, the terrain colours and
-    its art are those it was drawn from before (boards take seconds to draw)."""
+def _board_key(game: GameData, layout: MapLayout, board_art: Image.Image | None) -> str:
+    """What a map's board is drawn from: the map, its layout, the terrain colours and its art."""
     art_digest = ""
     if board_art is not None:
         art_digest = f"{board_art.size}:{hashlib.sha256(raw_bytes(board_art)).hexdigest()}"
-    key = cache_key("board", layout, game.game.terrain, art_digest)
+    return cache_key("board", layout, game.game.terrain, art_digest)
+
+
+def _board_png(
+    game: GameData,
+    layout: MapLayout,
+    board_art: Image.Image | None,
+    cache: RenderCache,
+    key: str,
+) -> bytes:
+    """A map's board as PNG, from the cache when it is kept under its `_board_key` (boards
+    take seconds to draw)."""
     return cache.fetch(key, lambda: _drawn_board(game, layout, board_art))
 
 
@@ -1124,7 +1135,7 @@ def _assemble(plan: ModulePlan, images: Mapping[str, bytes], pieces: Path | None
     files.put("buildFile.xml", build_file_xml(plan))
     for name, data in plan.bundles.items():
         files.put(name, data)
-    files.put("moduledata", moduledata(plan.game))
+    files.put("moduledata", plan.module_data)
     plan.piece_texts.save()
     plan.piece_texts = PieceTexts()  # the pack's texts are not kept with the plan
     return files

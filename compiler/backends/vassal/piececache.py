@@ -33,17 +33,22 @@ from compiler.model import gamedata
 SOURCES = (Path(__file__).parent, Path(gamedata.__file__).parent)
 """The module writer's code and the model's (what a record's fields mean): their files are
 part of every key."""
+PLACING = ("rules/context.py", "rules/placed.py", "load/places.py")
+"""The code that works out where a scenario's pieces go (its view; the places of the maps),
+under the package: part of every key too (a save is kept whole by its scenario and the
+records and maps it reads, `saves.save_file`)."""
 
 
 @cache
 def code_fingerprint() -> str:
     """Hash of the code a piece's text comes from: this package, the model, SequenceEncoder,
-    the identity digests' code (in the renderer's fingerprint), the Python version and zlib's
-    (a save is kept deflated)."""
+    the code that places a scenario's pieces (`PLACING`), the identity digests' code (in the
+    renderer's fingerprint), the Python version and zlib's (a save is kept deflated)."""
     digest = hashlib.sha256(renderer_fingerprint().encode())
     digest.update(f"{sys.version}:{zlib.ZLIB_RUNTIME_VERSION}".encode())
     paths = [path for folder in SOURCES for path in sorted(folder.glob("*.py"))]
-    for path in [*paths, Path(sequence.__file__)]:
+    package = Path(sequence.__file__).parent
+    for path in [*paths, Path(sequence.__file__), *(package / name for name in PLACING)]:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:32]
@@ -110,6 +115,25 @@ class PieceTexts:
 
         data = cache.fetch(key, remade)
         return made or _text_lists(data, count) or make()
+
+    def kept_lines(self, key: str) -> list[str] | None:
+        """The list of texts kept under `key` (a `digest` or `text_digest`), counted as used;
+        None when the pack lacks it, holds no such list there, or there is no pack."""
+        if self.cache is None:
+            return None
+        data = self.cache.get(key)
+        return None if data is None else _texts(data)
+
+    def kept_data(self, key: str) -> bytes | None:
+        """The bytes kept under `key`, counted as used; None when the pack lacks them or there
+        is no pack."""
+        return None if self.cache is None else self.cache.get(key)
+
+    def put_lines(self, key: str, lines: list[str]) -> None:
+        """Keep a list of texts under `key` (read back by `kept_lines`); nothing without a
+        pack."""
+        if self.cache is not None:
+            self.cache.put(key, marshal.dumps(lines))
 
     def keep(self, keys: list[str]) -> None:
         """The entries `keys` (digests) used by this build, though not read: they do not age

@@ -14,6 +14,7 @@ import struct
 import zlib
 from collections.abc import Callable
 from functools import partial
+from itertools import chain
 from typing import NamedTuple
 
 from lxml import etree
@@ -34,7 +35,6 @@ from compiler.backends.vassal.buildfile import (
     deck_type,
     discard_piles,
     image_names,
-    moduledata,
     record_token,
     turn_zone,
 )
@@ -42,6 +42,7 @@ from compiler.backends.vassal.geometry import setup_point
 from compiler.backends.vassal.piececache import PieceTexts
 from compiler.backends.vassal.xml import node
 from compiler.model.common import is_number
+from compiler.model.digests import content_digest
 from compiler.model.scenarios import Scenario
 from compiler.model.units import Marker
 from compiler.rules.context import scenario_view
@@ -350,10 +351,18 @@ def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
     commands' texts are kept by runs of SAVE_RUN (by their keys), and each run's part of the
     savedGame deflated (`_saved_stream`), used by every build that uses the save (they do
     not age out of the pack while the save is kept whole): a save in which one piece changed
-    makes that piece's run again and deflates it, and reads the other runs."""
-    commands = _commands(plan, scenario)
-    savedata, data = _savedata(plan, scenario), moduledata(plan.game)
+    makes that piece's run again and deflates it, and reads the other runs. A save whose
+    scenario, pieces' records and maps are those of a build before (`_scenario_token`) is
+    read by the keys of its runs that build kept for them, its commands not worked out."""
+    savedata, data = _savedata(plan, scenario), plan.module_data
     texts = plan.piece_texts
+    token = _scenario_token(plan, scenario)
+    whole = texts.text_digest(SAVE_WHOLE_KIND, token) if token else ""
+    if whole:
+        kept = _kept_whole(texts, whole, savedata, data)
+        if kept is not None:
+            return kept
+    commands = _commands(plan, scenario)
     runs = [commands[at : at + SAVE_RUN] for at in range(0, len(commands), SAVE_RUN)]
     keys = [texts.text_digest(SAVE_RUN_KIND, _run_token(run)) for run in runs]
 
@@ -365,10 +374,66 @@ def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
         return _archive(_saved_stream(texts, keys, made), savedata, data)
 
     found = texts.data(make, "save", keys, savedata, data)
-    last = len(keys) - 1
-    parts = [texts.digest(SAVE_PART_KIND, key, at == last) for at, key in enumerate(keys)]
-    texts.keep(keys + parts)  # kept whole, the save keeps its runs and their deflated parts
+    texts.keep(keys + _part_keys(texts, keys))  # kept whole, it keeps its runs and parts
+    if whole:
+        texts.put_lines(whole, keys)
     return found
+
+
+def _part_keys(texts: PieceTexts, keys: list[str]) -> list[str]:
+    """The keys of the deflated parts of a save's runs (`_saved_stream`), by the runs' keys."""
+    last = len(keys) - 1
+    return [texts.digest(SAVE_PART_KIND, key, at == last) for at, key in enumerate(keys)]
+
+
+def _kept_whole(texts: PieceTexts, whole: str, savedata: bytes, data: bytes) -> bytes | None:
+    """The save kept by a build before under the keys of its runs kept under `whole` (its
+    `_scenario_token`'s key), with the same other files; its runs and their parts kept too.
+    None when either entry is missing or damaged."""
+    keys = texts.kept_lines(whole)
+    if not keys:
+        return None
+    found = texts.kept_data(texts.digest("save", keys, savedata, data))
+    if found is not None:
+        texts.keep(keys + _part_keys(texts, keys))
+    return found
+
+
+SAVE_WHOLE_KIND = "save whole-1"
+"""What the keys of a save's runs are kept by, before its `_scenario_token`."""
+
+
+def _scenario_token(plan: ModulePlan, scenario: Scenario) -> str:
+    """Everything a save's commands are made from, as one text, without making them: the
+    scenario (its digest); the record token of each piece it places, in order (what each
+    piece's key holds besides the placement: `_record_key`; "" for an entry that places
+    nothing); every map's board key (the map and its layout whole: which map each location
+    is on, where it lies) and name; the turns reinforcements arrive on (the Reinforcements
+    map's layout); the boards' lines and whether a deal starts. The code that places the
+    pieces is in every key (`piececache.PLACING`). Empty (not kept so) for a scenario with
+    decks (its cards read more) or a plan without board keys."""
+    if scenario.decks or not plan.board_keys:
+        return ""
+    view = scenario_view(plan.game, scenario)
+    records = plan.record_tokens
+    pieces = [
+        records[p.unit.id]
+        if p.unit is not None
+        else _marker_token(plan, p.marker)
+        if p.marker is not None
+        else ""
+        for p in chain(view.setup, view.arrivals)
+    ]
+    dealt = any(scenario.id in deal.scenarios for deal in deals(plan.game))
+    head = [
+        content_digest(scenario),
+        *plan.board_keys.values(),
+        repr(plan.map_names),
+        repr(plan.reinforcement_turns),
+        repr(_board_lines(plan)),
+        str(dealt),
+    ]
+    return "\x1d".join(["\x1e".join(head), "\x1e".join(pieces)])
 
 
 SAVE_RUN = 32
