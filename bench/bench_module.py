@@ -7,7 +7,8 @@ buildFile.xml and moduledata; nothing encoded, nothing compressed.
 In process (images rendered first and not timed): the module step is `assemble` (set-up saves,
 buildFile.xml, moduledata) and `zip_bytes`, cold (every piece text made, every SVG and XML
 entry deflated) and warm (as `build_module` does on a rebuild: the piece texts of the build
-before come from its pack, the module of the build before is read from disk and the deflated
+before come from its pack, each set-up save whose scenario, placed pieces and maps did not
+change is read from it whole, the module of the build before is read from disk and the deflated
 entries it holds are copied where they hold the same content: every image, and here the build
 file too, nothing having changed; a rebuild after a unit changed deflates again the piece of it
 that changed, the others kept in deflated.pack). In both,
