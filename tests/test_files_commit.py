@@ -10,7 +10,7 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -202,9 +202,12 @@ def test_a_failed_fill_leaves_the_previous_set_and_no_stage(previous: Path) -> N
     assert stage_folders(previous) == []
 
 
-def test_ctrl_c_during_a_commit_waits_for_its_end(
-    previous: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def ctrl_c_at_each_rename(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A Ctrl-C sent at each rename of a commit, to Python's own handler, set for the test: a
+    process started with SIGINT ignored (a script's background job, as some CI runners start
+    their steps) keeps it ignored, and the Ctrl-C would never arrive (these tests failed so
+    in a run started in the background)."""
     real_rename = files._rename
 
     def rename(source: Path, target: Path) -> None:
@@ -212,6 +215,15 @@ def test_ctrl_c_during_a_commit_waits_for_its_end(
         real_rename(source, target)
 
     monkeypatch.setattr(files, "_rename", rename)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("ctrl_c_at_each_rename")
+def test_ctrl_c_during_a_commit_waits_for_its_end(previous: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         commit_next(previous)
     assert contents(previous) == NEW_SET
@@ -615,6 +627,7 @@ def test_a_commit_without_a_look_removes_the_replaced_files_at_once(previous: Pa
     assert stage_folders(previous) == [] and trash_folders(previous) == []
 
 
+@pytest.mark.usefixtures("ctrl_c_at_each_rename")
 def test_ctrl_c_during_a_commit_waits_while_the_builds_threads_run(
     previous: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -630,13 +643,6 @@ def test_ctrl_c_during_a_commit_waits_while_the_builds_threads_run(
     monkeypatch.setattr(files, "remove_trash", slow_removal)
     files.FolderLook(previous)  # its removal thread runs through the commit below
     assert busy.wait(10)
-    real_rename = files._rename
-
-    def rename(source: Path, target: Path) -> None:
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: held back until the commit is done
-        real_rename(source, target)
-
-    monkeypatch.setattr(files, "_rename", rename)
     try:
         with pytest.raises(KeyboardInterrupt):
             commit_next(previous)
@@ -646,9 +652,8 @@ def test_ctrl_c_during_a_commit_waits_while_the_builds_threads_run(
     assert stage_folders(previous) == []
 
 
-def test_ctrl_c_during_a_commit_waits_while_a_foreign_thread_runs(
-    previous: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("ctrl_c_at_each_rename")
+def test_ctrl_c_during_a_commit_waits_while_a_foreign_thread_runs(previous: Path) -> None:
     """A thread that is not the build's (a library's, a test runner's) does not block Ctrl-C:
     the kernel may give it the signal, and the commit still ends before it is raised."""
     busy, done = threading.Event(), threading.Event()
@@ -660,13 +665,6 @@ def test_ctrl_c_during_a_commit_waits_while_a_foreign_thread_runs(
     thread = threading.Thread(target=foreign, daemon=True)
     thread.start()
     assert busy.wait(10)
-    real_rename = files._rename
-
-    def rename(source: Path, target: Path) -> None:
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: held back until the commit is done
-        real_rename(source, target)
-
-    monkeypatch.setattr(files, "_rename", rename)
     try:
         with pytest.raises(KeyboardInterrupt):
             commit_next(previous)
