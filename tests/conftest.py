@@ -58,11 +58,17 @@ def game_with_aids(folder: Path) -> GameData:
     return with_aids(data)[0]
 
 
-def cold_module(folder: Path, tmp_path: Path) -> bytes:
-    """The module a build with no cache and no module before writes of the game in `folder`."""
+def module_built(folder: Path, out: Path) -> bytes:
+    """The module `build_module` writes of the game in `folder` (loaded afresh) into `out`,
+    with the caches and the module a build before left there."""
     from compiler.backends.vassal.module import build_module
 
-    return build_module(game_with_aids(folder), tmp_path / "cold").read_bytes()
+    return build_module(game_with_aids(folder), out).read_bytes()
+
+
+def cold_module(folder: Path, tmp_path: Path) -> bytes:
+    """The module a build with no cache and no module before writes of the game in `folder`."""
+    return module_built(folder, tmp_path / "cold")
 
 
 @pytest.fixture

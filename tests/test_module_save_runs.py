@@ -13,7 +13,7 @@ from compiler.backends.vassal import encode as enc
 from compiler.backends.vassal import saves
 from compiler.backends.vassal.buildfile import ModulePlan
 from compiler.rules.placed import Placement
-from tests.conftest import cold_module, game_with_aids, replace_in
+from tests.conftest import cold_module, game_with_aids, module_built, replace_in
 
 EDIT = ("scenarios/first.yaml", "state: {manpower: 7}", "state: {manpower: 8}")
 
@@ -32,22 +32,16 @@ def _pieces_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return made
 
 
-def _build(mini: Path, out: Path) -> bytes:
-    from compiler.backends.vassal.module import build_module
-
-    return build_module(game_with_aids(mini), out).read_bytes()
-
-
 def test_one_piece_changed_makes_its_run_again(
     mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made = _pieces_made(monkeypatch)
     out = tmp_path / "out"
-    _build(mini, out)
+    module_built(mini, out)
     assert len(made) > 2  # every piece made cold
     made.clear()
     replace_in(mini / EDIT[0], EDIT[1], EDIT[2])
-    warm = _build(mini, out)
+    warm = module_built(mini, out)
     assert 1 <= len(made) <= 2  # the changed piece's run
     assert warm == cold_module(mini, tmp_path)
 
@@ -57,12 +51,12 @@ def test_a_save_kept_whole_keeps_its_runs(
 ) -> None:
     made = _pieces_made(monkeypatch)
     out = tmp_path / "out"
-    _build(mini, out)
+    module_built(mini, out)
     for _ in range(6):  # more builds than an unused entry lives (rendercache.AGE_LIMIT)
-        _build(mini, out)
+        module_built(mini, out)
     made.clear()
     replace_in(mini / EDIT[0], EDIT[1], EDIT[2])
-    warm = _build(mini, out)
+    warm = module_built(mini, out)
     assert 1 <= len(made) <= 2
     assert warm == cold_module(mini, tmp_path)
 
@@ -93,11 +87,11 @@ def test_a_units_edit_changes_its_placed_pieces(
     token is in its pieces' keys); the warm module is the cold one."""
     made = _pieces_made(monkeypatch)
     out = tmp_path / "out"
-    _build(mini, out)
+    module_built(mini, out)
     made.clear()
     before, after = "front: {strength: 4, movement: 3}", "front: {strength: 5, movement: 3}"
     replace_in(mini / "units.yaml", before, after)
-    warm = _build(mini, out)
+    warm = module_built(mini, out)
     assert set(made) == {"b-inf-1"}  # only the pieces placing the unit made again
     assert warm == cold_module(mini, tmp_path)
 

@@ -5,6 +5,8 @@ a map's name) makes it again, and the warm module is the cold one."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from compiler.backends.vassal import saves
 from compiler.backends.vassal.buildfile import ModulePlan
 from compiler.model.scenarios import Scenario
-from tests.conftest import cold_module, game_with_aids, replace_in
+from tests.conftest import cold_module, module_built, replace_in
 
 
 def _commands_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -28,16 +30,7 @@ def _commands_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return made
 
 
-def _build(mini: Path, out: Path) -> bytes:
-    from compiler.backends.vassal.module import build_module
-
-    return build_module(game_with_aids(mini), out).read_bytes()
-
-
 def _save(module: bytes) -> bytes:
-    import io
-    import zipfile
-
     with zipfile.ZipFile(io.BytesIO(module)) as archive:
         return archive.read("first.vsav")
 
@@ -47,10 +40,10 @@ def test_an_unchanged_scenario_is_read_whole(
 ) -> None:
     made = _commands_made(monkeypatch)
     out = tmp_path / "out"
-    first = _build(mini, out)
+    first = module_built(mini, out)
     assert made == ["first"]
     made.clear()
-    assert _build(mini, out) == first
+    assert module_built(mini, out) == first
     assert made == []
 
 
@@ -77,11 +70,11 @@ def test_an_edit_that_changes_the_save_makes_it_again(
 ) -> None:
     made = _commands_made(monkeypatch)
     out = tmp_path / "out"
-    before = _save(_build(mini, out))
+    before = _save(module_built(mini, out))
     made.clear()
     path, old, new = edit
     replace_in(mini / path, old, new)
-    warm = _build(mini, out)
+    warm = module_built(mini, out)
     assert made == ["first"]
     assert _save(warm) != before  # the edit reaches the save
     assert warm == cold_module(mini, tmp_path)
@@ -96,7 +89,7 @@ def test_a_damaged_whole_entry_is_made_again(
 
     made = _commands_made(monkeypatch)
     out = tmp_path / "out"
-    first = _build(mini, out)
+    first = module_built(mini, out)
     made.clear()
     real = PieceTexts.kept_lines
 
@@ -105,5 +98,5 @@ def test_a_damaged_whole_entry_is_made_again(
         return None if found is None else found[:-1] + ["not a key"]
 
     monkeypatch.setattr(PieceTexts, "kept_lines", damaged)
-    assert _build(mini, out) == first
+    assert module_built(mini, out) == first
     assert made == ["first"]
