@@ -373,11 +373,17 @@ def save_file(plan: ModulePlan, scenario: Scenario) -> bytes:
         ]
         return _archive(_saved_stream(texts, keys, made), savedata, data)
 
-    found = texts.data(make, "save", keys, savedata, data)
+    found = texts.data(make, *_save_parts(keys, savedata, data))
     texts.keep(keys + _part_keys(texts, keys))  # kept whole, it keeps its runs and parts
     if whole:
         texts.put_lines(whole, keys)
     return found
+
+
+def _save_parts(keys: list[str], savedata: bytes, data: bytes) -> tuple[object, ...]:
+    """What a save's archive is kept by (`PieceTexts.data`): the keys of its runs and its two
+    other files."""
+    return ("save", keys, savedata, data)
 
 
 def _part_keys(texts: PieceTexts, keys: list[str]) -> list[str]:
@@ -393,7 +399,7 @@ def _kept_whole(texts: PieceTexts, whole: str, savedata: bytes, data: bytes) -> 
     keys = texts.kept_lines(whole)
     if not keys:
         return None
-    found = texts.kept_data(texts.digest("save", keys, savedata, data))
+    found = texts.kept_data(texts.digest(*_save_parts(keys, savedata, data)))
     if found is not None:
         texts.keep(keys + _part_keys(texts, keys))
     return found
