@@ -5,10 +5,12 @@ write is ever touched."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -590,6 +592,89 @@ def test_a_look_of_no_folder_or_a_file_is_not_used(tmp_path: Path) -> None:
     assert look.files() is None
     with pytest.raises(NotADirectoryError):
         OutputFolder.open(tmp_path / "file", owned, look=look)
+
+
+def stat_fields(info: os.stat_result) -> tuple[object, ...]:
+    """Every field of a stat a build reads or could: the ten of the tuple, the times in ns."""
+    return (*info, info.st_atime_ns, info.st_mtime_ns, info.st_ctime_ns, info.st_mtime)
+
+
+def test_the_look_is_taken_by_its_own_process_and_says_what_a_stat_here_says(
+    previous: Path,
+) -> None:
+    """The look runs in a process of its own (not a thread, which got the interpreter's lock
+    only when the build let it go), and what it answers is what an lstat here gives, field
+    for field, for files, a folder and a link (not followed) alike."""
+    (previous / "folder").mkdir()
+    os.symlink("game.vmod", previous / "link")
+    look = files.FolderLook(previous)
+    assert look._child is not None and look._thread is None
+    found = look.files()
+    assert found is not None
+    fd = files._open_folder(previous)
+    try:
+        here = files._stats(fd)
+    finally:
+        os.close(fd)
+    assert {n: stat_fields(s) for n, s in found.items()} == {
+        n: stat_fields(s) for n, s in here.items()
+    }
+    assert look.files() is found  # asked again: the same answer, no process waited for twice
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "import sys; sys.exit(3)",
+        "import sys; sys.stdout.buffer.write(b'not marshal')",
+        "import marshal, sys; sys.stdout.buffer.write(marshal.dumps((['a'], [])))",
+        "import marshal, sys; sys.stdout.buffer.write(marshal.dumps(([1], [(0,) * 16])))",
+        "import marshal, sys; sys.stdout.buffer.write(marshal.dumps((['a'], [(0,) * 3])))",
+    ],
+    ids=["fails", "garbage", "lengths differ", "a name not text", "a stat too short"],
+)
+def test_a_look_that_fails_or_answers_otherwise_is_looked_again_by_the_opening(
+    previous: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
+    """A look's process that fails or answers something else gives nothing: the opening
+    stats the folder itself and vouches for what it finds, as without a look."""
+    monkeypatch.setattr(files, "_LOOK_SCRIPT", answer)
+    look = files.FolderLook(previous)
+    assert look.files() is None
+    recorded = stamp_of(previous)
+    outputs = OutputFolder.open(previous, owned, recorded=recorded, look=look)
+    assert outputs.vouched == OutputFolder.open(previous, owned, recorded=recorded).vouched
+    assert set(outputs.vouched) == {"game.vmod", "index.html", *map(image, BEFORE)}
+
+
+def test_without_a_process_to_start_the_look_is_taken_by_a_thread(
+    previous: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no Python can be started (no sys.executable, as in an embedded interpreter, one
+    that is gone, or a frozen program's, which is no Python), a thread takes the look: the
+    same files."""
+    python_ = sys.executable
+    for python, frozen in [("", False), (str(previous / "no-python"), False), (python_, True)]:
+        monkeypatch.setattr(sys, "executable", python)
+        monkeypatch.setattr(sys, "frozen", frozen, raising=False)
+        look = files.FolderLook(previous)
+        assert look._child is None and look._thread is not None
+        found = look.files()
+        assert found is not None and set(found) == {p.name for p in previous.iterdir()}
+
+
+def test_a_look_never_asked_for_leaves_no_process_behind(previous: Path) -> None:
+    """A build that stops before it opens its folder (its data had errors) drops its look:
+    the look's process is waited for then, not left a zombie for the life of a watch."""
+    for number in range(200, 3000):  # more than a pipe holds: the process waits to write
+        write(previous, image(number), b"")
+    look = files.FolderLook(previous)
+    assert look._child is not None
+    pid = look._child.pid
+    del look
+    gc.collect()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 def trash_folders(target: Path) -> list[Path]:
