@@ -455,8 +455,9 @@ def _write_outputs(
     reused: set[str] | None = None,
 ) -> None:
     """Every output of one game into `folder`, edition by edition; the caches stay in
-    out_dir/.cache/<game>/ (a title's in titles/<title>/ there). Then, with the `report`
-    (the game and the build's findings), the preview page of them all, index.html (`watched`:
+    out_dir/.cache/<game>/ (a title's in titles/<title>/ there). With the `report` (the game
+    and the build's findings), the preview page of them all, index.html, each edition's
+    section made after its outputs, the page written after the last (`watched`:
     it loads the watch.js of `build --watch`; `kept`: the previous set's files its build
     stamp vouches for: the preview's unchanged images among them are not written again but
     named in `reused`, and stay in the folder: see files.OutputFolder)."""
@@ -466,6 +467,11 @@ def _write_outputs(
     from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.module import build_module
 
+    page = None
+    if report is not None and report.game is not None:
+        from compiler.backends.preview.build import PreviewPage
+
+        page = PreviewPage(options, out_dir, piece_images, folder, made[0].game)
     total = len(made)
     for done, edition in enumerate(made):
         game, cache, prefix = edition.game, edition.cache, edition.prefix
@@ -481,24 +487,12 @@ def _write_outputs(
         stage("charts", done, total)
         write_charts(game, folder, options, f"{prefix}charts.pdf")
         stage("charts", done + 1, total)
-    if report is not None and report.game is not None:
-        from compiler.backends.preview.build import write_preview
-
-        title = report.game.game.title
-        stage("preview", 0, 1)
-        write_preview(
-            made,
-            options,
-            out_dir,
-            piece_images,
-            folder,
-            title,
-            report.findings,
-            watched,
-            kept or {},
-            reused,
-        )
-        stage("preview", 1, 1)
+        if page is not None:  # the edition's section while its plan and charts are at hand
+            stage("preview", done, total)
+            page.add(edition)
+    if page is not None and report is not None and report.game is not None:
+        page.write(report.game.game.title, report.findings, watched, kept or {}, reused)
+        stage("preview", total, total)
 
 
 def _with_watch_script(fill: Callable[[Path], None], generation: int, folder: Path) -> None:

@@ -49,7 +49,7 @@ def test_one_line_per_stage_on_a_non_terminal_and_stdout_as_before(
         "mini: module 2/2",
         "mini: sheets 2/2",
         "mini: charts 2/2",
-        "mini: preview",
+        "mini: preview 2/2",  # a section per title, then the page
     ]
     code, stdout, stderr = build(mini, out, capsys)  # up to date: nothing loaded, no stage
     assert (code, stdout, stderr) == (
