@@ -463,36 +463,38 @@ def _write_outputs(
     named in `reused`, and stay in the folder: see files.OutputFolder)."""
     from compiler.backends.art.identity import keep_identities
     from compiler.backends.charts.build import render_charts, write_charts
+    from compiler.backends.files import deferred_copies
     from compiler.backends.rendercache import RenderCache
     from compiler.backends.sheets.build import write_sheets
     from compiler.backends.vassal.module import build_module
 
-    page = None
-    if report is not None and report.game is not None:
-        from compiler.backends.preview.build import PreviewPage
+    with deferred_copies():  # the module's copied bytes beside the other outputs
+        page = None
+        if report is not None and report.game is not None:
+            from compiler.backends.preview.build import PreviewPage
 
-        page = PreviewPage(options, out_dir, piece_images, folder, made[0].game)
-    total = len(made)
-    for done, edition in enumerate(made):
-        game, cache, prefix = edition.game, edition.cache, edition.prefix
-        keep_identities(game, cache)  # every back end asks for the units' identities
-        stage("charts", done, total)
-        render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs at once
-        stage("module", done, total)
-        build_module(game, out_dir, options.lang, piece_images, folder, edition.name, cache)
-        stage("module", done + 1, total)
-        stage("sheets", done, total)
-        write_sheets(game, folder, options, cache, prefix)
-        stage("sheets", done + 1, total)
-        stage("charts", done, total)
-        write_charts(game, folder, options, f"{prefix}charts.pdf")
-        stage("charts", done + 1, total)
-        if page is not None:  # the edition's section while its plan and charts are at hand
-            stage("preview", done, total)
-            page.add(edition)
-    if page is not None and report is not None and report.game is not None:
-        page.write(report.game.game.title, report.findings, watched, kept or {}, reused)
-        stage("preview", total, total)
+            page = PreviewPage(options, out_dir, piece_images, folder, made[0].game)
+        total = len(made)
+        for done, edition in enumerate(made):
+            game, cache, prefix = edition.game, edition.cache, edition.prefix
+            keep_identities(game, cache)  # every back end asks for the units' identities
+            stage("charts", done, total)
+            render_charts(game, options, RenderCache(cache / "charts.pack"))  # PDF and PNGs at once
+            stage("module", done, total)
+            build_module(game, out_dir, options.lang, piece_images, folder, edition.name, cache)
+            stage("module", done + 1, total)
+            stage("sheets", done, total)
+            write_sheets(game, folder, options, cache, prefix)
+            stage("sheets", done + 1, total)
+            stage("charts", done, total)
+            write_charts(game, folder, options, f"{prefix}charts.pdf")
+            stage("charts", done + 1, total)
+            if page is not None:  # the edition's section while its plan and charts are at hand
+                stage("preview", done, total)
+                page.add(edition)
+        if page is not None and report is not None and report.game is not None:
+            page.write(report.game.game.title, report.findings, watched, kept or {}, reused)
+            stage("preview", total, total)
 
 
 def _with_watch_script(fill: Callable[[Path], None], generation: int, folder: Path) -> None:

@@ -1,7 +1,9 @@
 """Ranges of another file written by files.write_parts_atomically (a warm module is mostly
 ranges of the one it replaces): copied by the kernel where the system can (copy_file_range,
 else sendfile), else written from their bytes; the same file either way, and atomic as
-ever."""
+ever. Inside files.deferred_copies, the long ranges are copied by a thread and the file is
+renamed into place when the block ends (a copy that fails, or a block that raises, leaves the
+file before)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ import errno
 import mmap
 import os
 import random
+import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
 
@@ -163,6 +166,139 @@ def test_a_warm_module_copies_its_unchanged_runs_in_the_kernel(
     assert copied and copied[0] > 100 * 4000
 
 
+def test_a_warm_module_in_a_deferred_block_leaves_its_runs_to_the_copying_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a deferred_copies block (a build's outputs: pipeline._write_outputs), the module's
+    runs of the module before are copied by the thread, at their places (counted here), and
+    the module is the one zip_bytes makes once the block ends."""
+    rng = random.Random(3)
+    images = {f"images/unit-{n:016x}.png": rng.randbytes(4000) for n in range(100)}
+    crcs = {name: zlib.crc32(data) for name, data in images.items()}
+    before = tmp_path / "before.vmod"
+    before.write_bytes(zip_bytes({**images, "buildFile.xml": b"<old/>"}, None, crcs))
+    copied: list[tuple[int, str]] = []
+
+    def counted(source: int, target: int, count: int, offset: int, at: int) -> int:
+        copied.append((count, threading.current_thread().name))
+        return os.copy_file_range(source, target, count, offset, at)
+
+    monkeypatch.setattr(files, "_copy_file_range_at", counted)
+    now = {**images, "buildFile.xml": b"<new/>"}
+    with files.deferred_copies():
+        written = write_zip_file(tmp_path / "new.vmod", now, before, crcs)
+        assert not written.exists()
+    assert written.read_bytes() == zip_bytes(now, None, crcs)
+    assert copied and copied[0][0] > 100 * 4000 and copied[0][1] == "countermix-copy"
+
+
 def test_copy_errors_that_mean_cannot_are_known() -> None:
     assert {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP} <= files.CANNOT_COPY
     assert not {errno.ENOSPC, errno.EIO, errno.EDQUOT} & files.CANNOT_COPY
+
+
+def _ranges(fd: int, mapping: mmap.mmap) -> tuple[list[files.Part], bytes]:
+    """Parts of a file: its own bytes, two long ranges of `fd` and a short one; and the bytes
+    they make."""
+    long = files.KERNEL_COPY_MIN
+    parts: list[files.Part] = [
+        b"head",
+        FileRange(fd, 5, memoryview(mapping)[5 : 5 + long]),
+        b"middle",
+        FileRange(fd, 7, memoryview(mapping)[7:107]),
+        FileRange(fd, long, memoryview(mapping)[long : 3 * long]),
+    ]
+    expected = b"head" + mapping[5 : 5 + long] + b"middle" + mapping[7:107] + mapping[long:]
+    return parts, expected
+
+
+def _partly_then(then: int) -> Callable[[int, int, int, int, int], int]:
+    """copy_file_range at a place for a first call (a third of a range), then failing."""
+    calls: list[int] = []
+
+    def copy(source: int, target: int, count: int, offset: int, at: int) -> int:
+        calls.append(count)
+        if len(calls) > 1:
+            raise OSError(then, os.strerror(then))
+        return os.copy_file_range(source, target, max(1, count // 3), offset, at)
+
+    return copy
+
+
+def _refused(code: int) -> Callable[[int, int, int, int, int], int]:
+    def copy(source: int, target: int, count: int, offset: int, at: int) -> int:
+        raise OSError(code, os.strerror(code))
+
+    return copy
+
+
+DEFERRED_COPIERS: dict[str, Callable[[int, int, int, int, int], int] | None] = {
+    "the kernel": None,
+    "refused across file systems": _refused(errno.EXDEV),
+    "part copied, then refused": _partly_then(errno.EOPNOTSUPP),
+}
+
+
+@pytest.mark.parametrize("copier", DEFERRED_COPIERS.values(), ids=DEFERRED_COPIERS)
+def test_deferred_ranges_are_copied_and_the_file_renamed_when_the_block_ends(
+    tmp_path: Path,
+    source: tuple[int, mmap.mmap],
+    monkeypatch: pytest.MonkeyPatch,
+    copier: Callable[[int, int, int, int, int], int] | None,
+) -> None:
+    if copier is not None:
+        monkeypatch.setattr(files, "_copy_file_range_at", copier)
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"before")
+    parts, expected = _ranges(*source)
+    with files.deferred_copies():
+        assert write_parts_atomically(target, parts, defer=True) == target
+        assert target.read_bytes() == b"before"  # renamed when the block ends
+    assert target.read_bytes() == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin", "source.bin"]
+
+
+def test_outside_the_block_a_deferred_write_is_done_at_once(
+    tmp_path: Path, source: tuple[int, mmap.mmap]
+) -> None:
+    parts, expected = _ranges(*source)
+    write_parts_atomically(tmp_path / "out.bin", parts, defer=True)
+    assert (tmp_path / "out.bin").read_bytes() == expected
+
+
+@pytest.mark.parametrize("fails", ["a copy", "the block"])
+def test_a_deferred_write_whose_copy_or_block_fails_leaves_the_file_before(
+    tmp_path: Path, source: tuple[int, mmap.mmap], monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    """A copy that fails for another reason than `cannot` (a full disk, an I/O error) raises
+    when the block ends; a block that raises raises that; either way the file is as before
+    and no temporary file is left."""
+    if fails == "a copy":
+        monkeypatch.setattr(files, "_copy_file_range_at", _refused(errno.ENOSPC))
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"before")
+    parts, _expected = _ranges(*source)
+    with pytest.raises(OSError if fails == "a copy" else ValueError) as raised:
+        with files.deferred_copies():
+            write_parts_atomically(target, parts, defer=True)
+            if fails == "the block":
+                raise ValueError("the build failed")
+    if fails == "a copy":
+        assert isinstance(raised.value, OSError) and raised.value.errno == errno.ENOSPC
+    assert target.read_bytes() == b"before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin", "source.bin"]
+
+
+def test_a_deferred_range_longer_than_its_file_fails(tmp_path: Path) -> None:
+    """A range past the end of its file (the file rewritten in place since it was mapped):
+    the write fails rather than leave a hole of zeros."""
+    path = tmp_path / "short.bin"
+    path.write_bytes(bytes(2 * files.KERNEL_COPY_MIN))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        view = memoryview(bytes(3 * files.KERNEL_COPY_MIN))
+        with pytest.raises(OSError), files.deferred_copies():
+            write_parts_atomically(tmp_path / "out.bin", [FileRange(fd, 0, view)], defer=True)
+    finally:
+        os.close(fd)
+    assert not (tmp_path / "out.bin").exists()

@@ -125,20 +125,166 @@ CANNOT_COPY = frozenset(
 the mapping instead. Any other error (a full disk, an I/O error) fails the write."""
 
 
-def write_parts_atomically(target: Path, parts: Iterable[Part]) -> Path:
+def write_parts_atomically(target: Path, parts: Iterable[Part], defer: bool = False) -> Path:
     """`write_atomically` of the parts one after another, without joining them first (a
-    module of 100 MB is written from ranges of the one it replaces: see FileRange)."""
+    module of 100 MB is written from ranges of the one it replaces: see FileRange). With
+    `defer`, inside `deferred_copies`, the long ranges are copied by a thread while the build
+    goes on, and the file is renamed over its target when the block ends."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
-        with os.fdopen(handle, "wb", buffering=WRITE_BUFFER) as out:
-            _write_parts(out, parts)
+        if defer and _DEFERRING and hasattr(os, "copy_file_range"):
+            copies = _write_around_ranges(handle, parts)
+            if copies:
+                _DEFERRING[-1].append(_DeferredWrite(temporary, target, handle, copies))
+                return target
+            os.close(handle)
+        else:
+            with os.fdopen(handle, "wb", buffering=WRITE_BUFFER) as out:
+                _write_parts(out, parts)
         os.chmod(temporary, FILE_MODE)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+_DEFERRING: list[list[_DeferredWrite]] = []
+"""The writes of each `deferred_copies` block entered, innermost last."""
+
+
+@contextmanager
+def deferred_copies() -> Iterator[None]:
+    """A block in which `write_parts_atomically(..., defer=True)` writes a file's own bytes at
+    once and leaves its long ranges of another file to a thread, which copies them in the
+    kernel (copy_file_range, the interpreter's lock let go) while the block goes on; each such
+    file is renamed over its target when the block ends, once its copies are done. A copy
+    that fails raises there (the file is not renamed); a block that raises leaves no such
+    file. A warm build of 8,000 counters copies 120 MB of the module before into the new one
+    (some 50 ms of the kernel's time), beside the sheets, the charts and the preview."""
+    pending: list[_DeferredWrite] = []
+    _DEFERRING.append(pending)
+    try:
+        yield
+    except BaseException:
+        for write in pending:
+            write.abandon()
+        raise
+    finally:
+        _DEFERRING.remove(pending)
+    for number, write in enumerate(pending):
+        try:
+            write.finish()
+        except BaseException:
+            for rest in pending[number + 1 :]:
+                rest.abandon()
+            raise
+
+
+class _Copy(NamedTuple):
+    """A range of another file to copy into a file being written: `length` bytes at
+    `offset` of `source` (a file descriptor of its own, closed once copied) to `at`."""
+
+    source: int
+    offset: int
+    at: int
+    length: int
+
+
+def _write_around_ranges(handle: int, parts: Iterable[Part]) -> list[_Copy]:
+    """The parts' own bytes written to the file open as `handle` where they go, the long
+    ranges (FileRange, KERNEL_COPY_MIN bytes or more) left as holes, to copy (returned)."""
+    copies: list[_Copy] = []
+    position = 0
+    try:
+        with os.fdopen(os.dup(handle), "wb", buffering=WRITE_BUFFER) as out:
+            for part in parts:
+                if isinstance(part, FileRange) and len(part.data) >= KERNEL_COPY_MIN:
+                    length = len(part.data)
+                    copies.append(_Copy(os.dup(part.fd), part.offset, position, length))
+                    out.seek(length, os.SEEK_CUR)
+                    position += length
+                    continue
+                out.write(part.data if isinstance(part, FileRange) else part)
+                position += len(part.data) if isinstance(part, FileRange) else len(part)
+        os.ftruncate(handle, position)  # a range at the end: the file is its full length
+    except BaseException:
+        for copy in copies:
+            os.close(copy.source)
+        raise
+    return copies
+
+
+class _DeferredWrite:
+    """A file of write_parts_atomically(defer=True): its own bytes written, its ranges copied
+    by a thread (started here), renamed over its target by `finish`."""
+
+    def __init__(self, temporary: str, target: Path, handle: int, copies: list[_Copy]) -> None:
+        self.temporary, self.target, self.handle = temporary, target, handle
+        self.error: BaseException | None = None
+        self._thread = background(partial(self._copy_all, copies), "countermix-copy")
+
+    def _copy_all(self, copies: list[_Copy]) -> None:
+        try:
+            for copy in copies:
+                _copy_at(copy, self.handle)
+        except BaseException as err:  # noqa: BLE001 - raised by finish
+            self.error = err
+        finally:
+            for copy in copies:
+                os.close(copy.source)
+
+    def finish(self) -> None:
+        """Once its copies are done, the file renamed over its target; a copy that failed
+        raises (the file removed)."""
+        self._thread.join()
+        os.close(self.handle)
+        try:
+            if self.error is not None:
+                raise self.error
+            os.chmod(self.temporary, FILE_MODE)
+            os.replace(self.temporary, self.target)
+        except BaseException:
+            Path(self.temporary).unlink(missing_ok=True)
+            raise
+
+    def abandon(self) -> None:
+        """Once its copies are done, the file removed."""
+        self._thread.join()
+        os.close(self.handle)
+        Path(self.temporary).unlink(missing_ok=True)
+
+
+def _copy_file_range_at(source: int, target: int, count: int, offset: int, at: int) -> int:
+    """copy_file_range from `offset` of `source` to `at` of `target` (neither file's position
+    moves): how many bytes it copied."""
+    return os.copy_file_range(source, target, count, offset, at)
+
+
+def _copy_at(copy: _Copy, target: int) -> None:
+    """A range copied into the file open as `target` at its place: by the kernel, else (a
+    system that cannot copy between these files: CANNOT_COPY) read and written a megabyte at
+    a time."""
+    done = 0
+    while done < copy.length:
+        try:
+            count = _copy_file_range_at(
+                copy.source, target, copy.length - done, copy.offset + done, copy.at + done
+            )
+        except OSError as err:
+            if err.errno not in CANNOT_COPY:
+                raise
+            break
+        if count <= 0:
+            break
+        done += count
+    while done < copy.length:
+        data = os.pread(copy.source, min(1 << 20, copy.length - done), copy.offset + done)
+        if not data:  # the file ends before the range (it was rewritten in place)
+            raise OSError(errno.EIO, "the file copied from is shorter than it was")
+        written = os.pwrite(target, data, copy.at + done)
+        done += written
 
 
 def _write_parts(out: BinaryIO, parts: Iterable[Part]) -> None:

@@ -1902,7 +1902,7 @@ def write_zip_file(
         mapping = previous.mapping if previous is not None else None
         listed = read_index(index, mapping) if index is not None and mapping is not None else None
         parts = _module_parts(files, mapping, crcs or {}, previous, kept, listed, record)
-        write_parts_atomically(target, parts)
+        write_parts_atomically(target, parts, defer=True)  # see files.deferred_copies
     if kept is not None:
         kept.save()
     if index is not None and record is not None and record.tail:
