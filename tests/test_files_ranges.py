@@ -302,3 +302,22 @@ def test_a_deferred_range_longer_than_its_file_fails(tmp_path: Path) -> None:
     finally:
         os.close(fd)
     assert not (tmp_path / "out.bin").exists()
+
+
+def test_a_deferred_write_without_a_thread_to_start_fails_and_leaks_nothing(
+    tmp_path: Path, source: tuple[int, mmap.mmap], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No thread to be had (a process at its limit): the write fails, no temporary file
+    stays and no file descriptor is left open."""
+
+    def no_thread(work: Callable[[], None], name: str) -> threading.Thread:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(files, "background", no_thread)
+    parts, _expected = _ranges(*source)
+    open_before = len(os.listdir("/proc/self/fd")) if Path("/proc/self/fd").is_dir() else None
+    with pytest.raises(RuntimeError), files.deferred_copies():
+        write_parts_atomically(tmp_path / "out.bin", parts, defer=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["source.bin"]
+    if open_before is not None:
+        assert len(os.listdir("/proc/self/fd")) == open_before

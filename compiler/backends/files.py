@@ -134,11 +134,8 @@ def write_parts_atomically(target: Path, parts: Iterable[Part], defer: bool = Fa
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         if defer and _DEFERRING and hasattr(os, "copy_file_range"):
-            copies = _write_around_ranges(handle, parts)
-            if copies:
-                _DEFERRING[-1].append(_DeferredWrite(temporary, target, handle, copies))
+            if _deferred(handle, temporary, target, parts):
                 return target
-            os.close(handle)
         else:
             with os.fdopen(handle, "wb", buffering=WRITE_BUFFER) as out:
                 _write_parts(out, parts)
@@ -182,6 +179,22 @@ def deferred_copies() -> Iterator[None]:
             raise
 
 
+def _deferred(handle: int, temporary: str, target: Path, parts: Iterable[Part]) -> bool:
+    """The parts written to the file open as `handle` but its long ranges, which a thread
+    copies (a _DeferredWrite of the innermost block, which then owns the handle): True; False
+    when there were none (the file is whole). The handle is closed unless a thread owns it."""
+    try:
+        copies = _write_around_ranges(handle, parts)
+        if copies:
+            _DEFERRING[-1].append(_DeferredWrite(temporary, target, handle, copies))
+            return True
+    except BaseException:
+        os.close(handle)
+        raise
+    os.close(handle)
+    return False
+
+
 class _Copy(NamedTuple):
     """A range of another file to copy into a file being written: `length` bytes at
     `offset` of `source` (a file descriptor of its own, closed once copied) to `at`."""
@@ -223,7 +236,12 @@ class _DeferredWrite:
     def __init__(self, temporary: str, target: Path, handle: int, copies: list[_Copy]) -> None:
         self.temporary, self.target, self.handle = temporary, target, handle
         self.error: BaseException | None = None
-        self._thread = background(partial(self._copy_all, copies), "countermix-copy")
+        try:
+            self._thread = background(partial(self._copy_all, copies), "countermix-copy")
+        except BaseException:  # no thread to be had: the copies' files closed here
+            for copy in copies:
+                os.close(copy.source)
+            raise
 
     def _copy_all(self, copies: list[_Copy]) -> None:
         try:
