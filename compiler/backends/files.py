@@ -219,8 +219,9 @@ def _write_around_ranges(handle: int, parts: Iterable[Part]) -> list[_Copy]:
                     out.seek(length, os.SEEK_CUR)
                     position += length
                     continue
-                out.write(part.data if isinstance(part, FileRange) else part)
-                position += len(part.data) if isinstance(part, FileRange) else len(part)
+                data = part.data if isinstance(part, FileRange) else part
+                out.write(data)
+                position += len(data)
         os.ftruncate(handle, position)  # a range at the end: the file is its full length
     except BaseException:
         for copy in copies:
@@ -284,19 +285,11 @@ def _copy_at(copy: _Copy, target: int) -> None:
     """A range copied into the file open as `target` at its place: by the kernel, else (a
     system that cannot copy between these files: CANNOT_COPY) read and written a megabyte at
     a time."""
-    done = 0
-    while done < copy.length:
-        try:
-            count = _copy_file_range_at(
-                copy.source, target, copy.length - done, copy.offset + done, copy.at + done
-            )
-        except OSError as err:
-            if err.errno not in CANNOT_COPY:
-                raise
-            break
-        if count <= 0:
-            break
-        done += count
+
+    def at_its_place(source: int, into: int, offset: int, count: int) -> int:
+        return _copy_file_range_at(source, into, count, offset, copy.at + offset - copy.offset)
+
+    done = _copied(copy.source, copy.offset, copy.length, target, [at_its_place])
     while done < copy.length:
         data = os.pread(copy.source, min(1 << 20, copy.length - done), copy.offset + done)
         if not data:  # the file ends before the range (it was rewritten in place)
@@ -321,7 +314,7 @@ def _write_parts(out: BinaryIO, parts: Iterable[Part]) -> None:
             out.writelines(pending)
             pending.clear()
             out.flush()
-            data = data[_copied(part, out.fileno(), copiers) :]
+            data = data[_copied(part.fd, part.offset, len(data), out.fileno(), copiers) :]
         pending.append(data)
     out.writelines(pending)
 
@@ -347,13 +340,13 @@ COPIERS: tuple[Copier, ...] = tuple(
 """The ways of copying between files in the kernel this system has, in the order tried."""
 
 
-def _copied(part: FileRange, target: int, copiers: list[Copier]) -> int:
-    """How many of the range's bytes the kernel copied to `target` (all of them, unless every
-    copier in `copiers` cannot: those are taken out of the list)."""
-    done, length = 0, len(part.data)
+def _copied(source: int, offset: int, length: int, target: int, copiers: list[Copier]) -> int:
+    """How many of the `length` bytes at `offset` of `source` the kernel copied to `target`
+    (all of them, unless every copier in `copiers` cannot: those are taken out of the list)."""
+    done = 0
     while copiers and done < length:
         try:
-            count = copiers[0](part.fd, target, part.offset + done, length - done)
+            count = copiers[0](source, target, offset + done, length - done)
         except OSError as err:
             if err.errno not in CANNOT_COPY:
                 raise
@@ -541,9 +534,11 @@ class FolderLook:
         self.target = target
         self._found: dict[str, FileStat] | None = None
         self._thread: threading.Thread | None = None
-        self._child = _looking_child(target)
-        if self._child is None and target.is_dir():
-            self._thread = background(self._look, "countermix-look")
+        self._child: _LookingChild | None = None
+        if target.is_dir():  # else no folder yet (a first build): nothing to look at
+            self._child = _looking_child(target)
+            if self._child is None:
+                self._thread = background(self._look, "countermix-look")
         # the files the last build replaced (see _discard), removed while this one loads: the
         # kernel frees a large module's blocks on the other core (a process that ends first
         # leaves the rest to the next build)
@@ -628,15 +623,12 @@ def _abandon(pid: int, answer: int) -> None:
 
 
 def _looking_child(target: Path) -> _LookingChild | None:
-    """A process started to look at the folder `target` (see _LOOK_SCRIPT); None when there
-    is no folder (a first build: nothing to look at), or no such process can be started (no
-    posix_spawn, no Python to start: an embedded interpreter, or a frozen program, whose
-    executable is not one). Its environment is this one's (the same locale, so the same
-    names: Python's own variables are ignored, -I)."""
+    """A process started to look at the folder `target` (see _LOOK_SCRIPT); None when no such
+    process can be started (no posix_spawn, no Python to start: an embedded interpreter, or a
+    frozen program, whose executable is not one). Its environment is this one's (the same
+    locale, so the same names: Python's own variables are ignored, -I)."""
     python = sys.executable
     if not hasattr(os, "posix_spawn") or not python or getattr(sys, "frozen", False):
-        return None
-    if not target.is_dir():
         return None
     answer, into = os.pipe()
     actions = [
