@@ -31,14 +31,16 @@ import base64
 import functools
 import hashlib
 import marshal
+import operator
 import struct
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from pathlib import Path
+from typing import NamedTuple, cast
 
 from PIL import Image
 
@@ -305,49 +307,80 @@ def scene_png(scene: Scene, faces: RenderCache | None = None) -> bytes:
     rasterised at its size where it goes, in the overlay's order; then the rest of the overlay
     (the lists' words) over them. With `faces`, a face's pixels are taken from it when that
     face was rasterised at that size before (a warm build rasterises only the faces that
-    changed), the faces laid over the same boards before are taken from it too and only the
-    places where a face changed are laid again (see _lay_kept), and so are the picture's
-    compressed bands (see _banded_png); the bytes are the same either way. The boards with
-    the words under the faces are kept in `faces` too (see _base), for a scene drawn with a
-    cache (whose boards are known by their keys)."""
+    changed), and so is the picture made before: where a few faces changed, only the bands of
+    rows that hold their places are made again (_patched_png), from the kept boards' rows and
+    the kept faces laid, and the other bands' compressed bytes are taken as they are; else the
+    picture is laid from the kept faces laid over the boards (_lay_kept) and its compressed
+    bands taken where their rows did not change (_banded_png). The bytes are the same either
+    way. The boards with the words under the faces are kept in `faces` too (see _base), for a
+    scene drawn with a cache (whose boards are known by their keys)."""
     under, insets, over = _split_overlay(scene.overlay.ops)
-    base_key = _base_key(scene, under) if faces is not None and scene.support else None
-    image = _base(scene, under, faces, base_key)
     scale = (scene.width / scene.overlay.width, float(scene.height))
     wanted = [_wanted(inset, scale) for inset in insets]
     if faces is None:
+        image = _base(scene, under, None, None)[0]
         _lay_all(image, wanted, None, {})
         _paint(image, scene.overlay.width, over)
         return _banded_png(image, None)
-    image, kept = _lay_kept(image, wanted, faces, scene.support[:1], base_key)
-    _paint(image, scene.overlay.width, over)
-    bands: list[str] = []
-    png = _banded_png(image, faces, bands)
+    base_key = _base_key(scene, under) if scene.support else None
+    names = scene.support[:1]
+    made = None
+    if base_key is not None:
+        made = _patched_png(scene, wanted, over, faces, base_key, names)
+    if made is None:
+        made = _whole_png(scene, under, wanted, over, faces, base_key, names)
+    png, used = made
     if scene.support and base_key is not None:
-        listed = [*scene.support[1:], base_key, *kept, *(want.key for want in wanted), *bands]
+        listed = [*scene.support[1:], base_key, *used, *(want.key for want in wanted)]
         _keep_support(faces, scene.support[0], listed)
     return png
 
 
+def _whole_png(
+    scene: Scene,
+    under: Sequence[Op],
+    wanted: Sequence[_Wanted],
+    over: Sequence[Op],
+    faces: RenderCache,
+    base_key: str | None,
+    names: Sequence[str],
+) -> tuple[bytes, list[str]]:
+    """The picture made whole (its faces laid from the picture kept where it can: _lay_kept)
+    and kept for the next build (_keep_laid); its PNG and the cache entries it used."""
+    image, base_bands = _base(scene, under, faces, base_key)
+    laying = _lay_kept(image, wanted, faces, names, base_key)
+    _paint(laying.image, scene.overlay.width, over)
+    bands: list[str] = []
+    png = _banded_png(laying.image, faces, bands)
+    _keep_laid(
+        faces, laying.key, laying.stored, (laying.laid, laying.bands, bands, _over_digest(over))
+    )
+    return png, [*base_bands, laying.key, *laying.bands, *bands]
+
+
 def _base(
     scene: Scene, under: Sequence[Op], cache: RenderCache | None, key: str | None
-) -> Image.Image:
+) -> tuple[Image.Image, list[str]]:
     """The picture before its faces: its boards, then the overlay's shapes and words `under`
-    the faces (the maps' names); with a `key`, kept in `cache` as its rows (read back, they
-    are the same pixels without the boards pasted and the words rasterised over the whole
-    picture again)."""
+    the faces (the maps' names); with a `key`, kept in `cache` as its bands of rows (the keys
+    of the bands under `key`; read back, they are the same pixels without the boards pasted
+    and the words rasterised over the whole picture again, and a picture patched band by band
+    reads only the bands it makes again: _patched_png). The keys of its bands kept."""
     size = (scene.width, scene.height)
     if cache is not None and key is not None:
-        found = cache.get(key)
-        if found is not None and len(found) == size[0] * size[1] * 3:
-            return Image.frombytes("RGB", size, found)
+        keys = _band_keys(cache.get(key), _band_count(scene.height))
+        rows = _rows_of(cache, keys or [])
+        if keys is not None and rows is not None and len(rows) == size[0] * size[1] * 3:
+            return Image.frombytes("RGB", size, rows), keys
     image = Image.new("RGB", size, (255, 255, 255))
     for panel, board in zip(scene.panels, scene.boards, strict=True):
         image.paste(board, (0, panel.top))
     _paint(image, scene.overlay.width, under)
-    if cache is not None and key is not None:
-        cache.put(key, raw_bytes(image))
-    return image
+    if cache is None or key is None:
+        return image, []
+    keys = _keep_rows(raw_bytes(image), scene.width * 3, cache, "scene-base-rows")
+    cache.put(key, marshal.dumps(keys))
+    return image, keys
 
 
 def _base_key(scene: Scene, under: Sequence[Op]) -> str:
@@ -357,7 +390,13 @@ def _base_key(scene: Scene, under: Sequence[Op]) -> str:
     made = repr((scene.width, scene.height, scene.panels, scene.support[2:]))
     made += repr((scene.overlay.width, tuple(under)))
     digest = hashlib.sha256(made.encode("utf-8")).hexdigest()
-    return digest_key("scene-base", _face_prefix(), digest)
+    return digest_key("scene-base-2", _face_prefix(), digest)
+
+
+def _over_digest(over: Sequence[Op]) -> str:
+    """A digest of the overlay's ops painted over the faces (the lists' words): a picture's
+    bands kept are taken as they are only under the same ones."""
+    return hashlib.sha256(repr(tuple(over)).encode("utf-8")).hexdigest() if over else ""
 
 
 def _support_key(scenario: Scenario, lang: str) -> str:
@@ -401,6 +440,8 @@ class _Wanted:
 Laid = tuple[str, int, int, int, int]
 """A face laid on a picture: its pixels' cache key, where its top-left corner went, its
 width and height in pixels."""
+Place = tuple[int, int, int, int]
+"""A part of a picture: its left, top, right and bottom (pixels; right and bottom out)."""
 
 RELAID_AT_MOST = 32
 """Faces changed at most for a picture to be laid again only where they are (more: all)."""
@@ -428,39 +469,108 @@ def _lay_all(
     return laid
 
 
+class _Laying(NamedTuple):
+    """A picture with its faces laid (before the words over them), the cache key of what is
+    kept of it, what was laid where, the keys of its bands of rows kept, and the entry read
+    under its key (None: there was none)."""
+
+    image: Image.Image
+    key: str
+    laid: list[Laid]
+    bands: list[str]
+    stored: bytes | None
+
+
+class _KeptPicture(NamedTuple):
+    """A picture kept (_keep_laid): what was laid where, the keys of its bands of rows before
+    the words over its faces and of its compressed bands after them (_band), and a digest of
+    those words (_over_digest)."""
+
+    laid: list[Laid]
+    laid_bands: list[str]
+    png_bands: list[str]
+    over: str
+
+
+def _laid_key(image_key: str, names: Sequence[str], size: tuple[int, int]) -> str:
+    """The cache key of a picture kept (_KeptPicture) over the pixels `image_key` stands for,
+    `names` telling which picture it is (the scenarios' pictures over the same boards are
+    kept apart)."""
+    base = hashlib.sha1(b"key:" + image_key.encode())
+    base.update("\0".join(names).encode("utf-8"))
+    return digest_key("scene-laid", _face_prefix(), "2", base.hexdigest(), f"{size[0]}x{size[1]}")
+
+
 def _lay_kept(
     image: Image.Image,
     wanted: Sequence[_Wanted],
     cache: RenderCache,
     names: Sequence[str] = (),
     base_key: str | None = None,
-) -> tuple[Image.Image, list[str]]:
+) -> _Laying:
     """The faces laid over `image` (the boards and the maps' names): the picture kept in
     `cache` with its faces laid over the same pixels before (under a digest of them), with
     the faces that changed since (a few) laid again where they were and where they are, every
     face that overlaps such a place laid again there over the boards in the overlay's order
-    (the same pixels as laying them all); else all laid. Kept for the next build (the keys
-    of what keeps it are returned with it), under `names` too (which picture it is: the
-    scenarios' pictures over the same boards are kept apart). With `base_key`, the key of
-    what decides the pixels of `image` (see _base), these pixels are not digested."""
-    width, height = image.size
-    base = hashlib.sha1(b"key:" + base_key.encode()) if base_key else hashlib.sha1(raw_bytes(image))
-    base.update("\0".join(names).encode("utf-8"))
-    key = digest_key("scene-laid", _face_prefix(), base.hexdigest(), f"{width}x{height}")
+    (the same pixels as laying them all); else all laid. Its bands of rows are kept (what
+    keeps the picture for the next build: _keep_laid), under `names` too (see _laid_key).
+    With `base_key`, the key of what decides the pixels of `image` (see _base), these pixels
+    are not digested."""
+    key = _laid_key(base_key or hashlib.sha1(raw_bytes(image)).hexdigest(), names, image.size)
     made: dict[str, Image.Image] = {}
     stored = cache.get(key)
-    kept = _laid_entry(stored, image.size, cache)
-    laid = _relaid(image, kept, wanted, cache, made) if kept is not None else None
-    if laid is None or kept is None:
+    kept = _kept_picture(stored, _band_count(image.height))
+    pixels = _rows_of(cache, kept.laid_bands) if kept is not None else None
+    laid = None
+    if kept is not None and pixels is not None and len(pixels) == len(raw_bytes(image)):
+        picture = Image.frombytes("RGB", image.size, pixels)
+        laid = _relaid(image, (kept.laid, picture), wanted, cache, made)
+        if laid is not None:
+            image = picture
+            cache.keep(want.key for want in wanted)  # the faces' pixels age with the picture
+    if laid is None:
         laid = _lay_all(image, wanted, cache, made)
-    else:
-        image = kept[1]
-        cache.keep(want.key for want in wanted)  # the faces' pixels age with the picture
-    bands = _kept_bands(image, cache)
-    entry = marshal.dumps((laid, bands))
+    bands = _keep_rows(raw_bytes(image), image.width * 3, cache, "scene-laid-rows")
+    return _Laying(image, key, laid, bands, stored)
+
+
+def _keep_laid(
+    cache: RenderCache,
+    key: str,
+    stored: bytes | None,
+    kept: _KeptPicture | tuple[list[Laid], list[str], list[str], str],
+) -> None:
+    """Keep a picture (_KeptPicture) under `key`, when that is not what its entry holds
+    (`stored`)."""
+    entry = marshal.dumps(tuple(kept))
     if entry != stored:
         cache.put(key, entry)
-    return image, [key, *bands]
+
+
+def _changes(
+    before: list[Laid],
+    wanted: Sequence[_Wanted],
+    cache: RenderCache,
+    made: dict[str, Image.Image],
+) -> tuple[list[Laid], list[Place]] | None:
+    """What is laid where once the faces laid `before` are the faces `wanted`, and the places
+    where a face changed (where it was, where it is); None when they are not the faces laid
+    before with a few (RELAID_AT_MOST) changed."""
+    if len(before) != len(wanted):
+        return None
+    laid: list[Laid] = []
+    places: list[Place] = []
+    for old, want in zip(before, wanted, strict=True):
+        if old[:3] == (want.key, want.x, want.y):
+            laid.append(old)
+            continue
+        if len(places) >= 2 * RELAID_AT_MOST:
+            return None
+        face = _face_pixels(want, cache, made)
+        laid.append((want.key, want.x, want.y, face.width, face.height))
+        places.append((old[1], old[2], old[1] + old[3], old[2] + old[4]))
+        places.append((want.x, want.y, want.x + face.width, want.y + face.height))
+    return laid, places
 
 
 def _relaid(
@@ -474,20 +584,10 @@ def _relaid(
     faces `wanted` over `base`, in place: None (nothing done) when they are not the kept
     faces with a few changed."""
     before, picture = kept
-    if len(before) != len(wanted):
+    changes = _changes(before, wanted, cache, made)
+    if changes is None:
         return None
-    laid: list[Laid] = []
-    places: list[tuple[int, int, int, int]] = []
-    for old, want in zip(before, wanted, strict=True):
-        if old[:3] == (want.key, want.x, want.y):
-            laid.append(old)
-            continue
-        if len(places) >= 2 * RELAID_AT_MOST:
-            return None
-        face = _face_pixels(want, cache, made)
-        laid.append((want.key, want.x, want.y, face.width, face.height))
-        places.append((old[1], old[2], old[1] + old[3], old[2] + old[4]))
-        places.append((want.x, want.y, want.x + face.width, want.y + face.height))
+    laid, places = changes
     for place in places:
         _lay_again(picture, base, place, laid, wanted, cache, made)
     return laid
@@ -496,61 +596,193 @@ def _relaid(
 def _lay_again(
     picture: Image.Image,
     base: Image.Image,
-    place: tuple[int, int, int, int],
+    place: Place,
     laid: Sequence[Laid],
     wanted: Sequence[_Wanted],
     cache: RenderCache,
     made: dict[str, Image.Image],
+    top: int = 0,
 ) -> None:
     """The part `place` of `picture` made again: `base` there with every face over it laid in
-    order (a face is laid pixel by pixel: the part is what laying them all gives there)."""
-    left, top = max(0, place[0]), max(0, place[1])
-    right, bottom = min(picture.width, place[2]), min(picture.height, place[3])
-    if left >= right or top >= bottom:
+    order (a face is laid pixel by pixel: the part is what laying them all gives there).
+    `picture` and `base` may be the rows of the whole picture from row `top` on (a band of
+    it): the place and the faces are where they are in the whole picture."""
+    left, upper = max(0, place[0]), max(top, place[1])
+    right, lower = min(picture.width, place[2]), min(top + picture.height, place[3])
+    if left >= right or upper >= lower:
         return
-    part = base.crop((left, top, right, bottom))
+    part = base.crop((left, upper - top, right, lower - top))
     for (_key, x, y, w, h), want in zip(laid, wanted, strict=True):
-        if x < right and x + w > left and y < bottom and y + h > top:
-            lay(part, _face_pixels(want, cache, made), (x - left, y - top))
-    picture.paste(part, (left, top))
+        if x < right and x + w > left and y < lower and y + h > upper:
+            lay(part, _face_pixels(want, cache, made), (x - left, y - upper))
+    picture.paste(part, (left, upper - top))
 
 
-def _kept_bands(image: Image.Image, cache: RenderCache) -> list[str]:
+def _patched_png(
+    scene: Scene,
+    wanted: Sequence[_Wanted],
+    over: Sequence[Op],
+    cache: RenderCache,
+    base_key: str,
+    names: Sequence[str],
+) -> tuple[bytes, list[str]] | None:
+    """The picture kept in `cache` (_KeptPicture) with the few faces that changed since laid
+    again, made band by band: only the bands of rows that hold a changed face's place (where
+    it was, where it is) are made again, from the rows of the kept picture and of its boards
+    (_base) and the words over the faces; every other band's compressed bytes are taken as
+    they were kept (a large scenario's picture is megabytes of pixels: none of the others is
+    read, digested or compressed). Its PNG and the cache entries it used; None (nothing kept)
+    when there is no such picture kept, the words over the faces are not the same, more than
+    a few faces changed or a band it needs is missing or damaged (_whole_png then)."""
+    width, height = scene.width, scene.height
+    count = _band_count(height)
+    key = _laid_key(base_key, names, (width, height))
+    stored = cache.get(key)
+    kept = _kept_picture(stored, count)
+    base_bands = _band_keys(cache.get(base_key), count)
+    if kept is None or base_bands is None or len(kept.png_bands) != count:
+        return None
+    made: dict[str, Image.Image] = {}
+    changes = _changes(kept.laid, wanted, cache, made) if kept.over == _over_digest(over) else None
+    if changes is None:
+        return None
+    laid, places = changes
+    laid_bands, png_bands = list(kept.laid_bands), list(kept.png_bands)
+    compressed: dict[int, tuple[bytes, int]] = {}
+    layer = _over_layer(scene, over)
+    for first, last in _dirty_runs(places, width, height):
+        window = _window(cache, kept.laid_bands[first:last], width, first * BAND_ROWS, height)
+        under = _window(cache, base_bands[first:last], width, first * BAND_ROWS, height)
+        if window is None or under is None:
+            return None
+        for place in places:
+            _lay_again(window, under, place, laid, wanted, cache, made, first * BAND_ROWS)
+        laid_bands[first:last] = _keep_rows(raw_bytes(window), width * 3, cache, "scene-laid-rows")
+        if layer is not None:
+            _paste_layer(window, layer, first * BAND_ROWS)
+        keys: list[str] = []
+        for number, band in enumerate(_bands_of(raw_bytes(window), width * 3), start=first):
+            compressed[number] = _band(band, width * 3, cache, keys)
+        png_bands[first:last] = keys
+    bands = [compressed.get(n) or _kept_band(cache, png_bands[n]) for n in range(count)]
+    if not all_present(bands):
+        return None
+    cache.keep([*base_bands, *laid_bands, *png_bands, *(want.key for want in wanted)])
+    _keep_laid(cache, key, stored, (laid, laid_bands, png_bands, kept.over))
+    png = _png_of_bands(width, height, cast(list[tuple[bytes, int]], bands))
+    return png, [*base_bands, key, *laid_bands, *png_bands]
+
+
+def _window(
+    cache: RenderCache, keys: Sequence[str], width: int, top: int, height: int
+) -> Image.Image | None:
+    """The rows of a picture `width` × `height` pixels from row `top` on, kept in `cache` as
+    the bands `keys`; None when one is missing or they are not those rows."""
+    rows = min(height, top + len(keys) * BAND_ROWS) - top
+    pixels = _rows_of(cache, keys)
+    if pixels is None or len(pixels) != width * rows * 3:
+        return None
+    return Image.frombytes("RGB", (width, rows), pixels)
+
+
+def _dirty_runs(places: Sequence[Place], width: int, height: int) -> list[tuple[int, int]]:
+    """The bands (BAND_ROWS rows each) that hold a part of the places in a picture `width` ×
+    `height` pixels, as runs of consecutive bands (the first, the one after the last)."""
+    dirty: set[int] = set()
+    for left, top, right, bottom in places:
+        top, bottom = max(0, top), min(height, bottom)
+        if max(0, left) < min(width, right) and top < bottom:
+            dirty.update(range(top // BAND_ROWS, (bottom - 1) // BAND_ROWS + 1))
+    runs: list[tuple[int, int]] = []
+    for number in sorted(dirty):
+        if runs and runs[-1][1] == number:
+            runs[-1] = (runs[-1][0], number + 1)
+        else:
+            runs.append((number, number + 1))
+    return runs
+
+
+def _band_count(height: int) -> int:
+    """How many bands of BAND_ROWS rows a picture `height` pixels tall is cut into."""
+    return -(-height // BAND_ROWS)
+
+
+def _bands_of(pixels: bytes | memoryview, stride: int) -> list[memoryview]:
+    """Rows of `stride` bytes each, BAND_ROWS at a time (the last band may be shorter)."""
+    view = memoryview(pixels)
+    size = BAND_ROWS * stride
+    return [view[at : at + size] for at in range(0, len(view), size)]
+
+
+def _keep_rows(pixels: bytes, stride: int, cache: RenderCache, kind: str) -> list[str]:
     """A picture's pixels kept in `cache` BAND_ROWS rows at a time, each band under a digest
     of its rows, as they are (read back, they are the picture again at the speed of reading
     them: decompressing a large picture's bands cost more than laying its changed faces);
     their keys."""
-    width, height = image.size
-    stride = width * 3
-    pixels = raw_bytes(image)
     keys: list[str] = []
-    for top in range(0, height, BAND_ROWS):
-        rows = pixels[top * stride : min(height, top + BAND_ROWS) * stride]
-        key = digest_key("scene-laid-rows", hashlib.sha1(rows).hexdigest())
+    for rows in _bands_of(pixels, stride):
+        key = digest_key(kind, hashlib.sha1(rows).hexdigest())
         if cache.holds(key):
             cache.keep((key,))
         else:
-            cache.put(key, rows)
+            cache.put(key, bytes(rows))
         keys.append(key)
     return keys
 
 
-def _laid_entry(
-    data: bytes | None, size: tuple[int, int], cache: RenderCache
-) -> tuple[list[Laid], Image.Image] | None:
-    """A kept picture read back (what was laid where, its pixels from its bands); None when
-    there is none, or it or a band is missing or damaged."""
-    if data is None:
+def _rows_of(cache: RenderCache, keys: Sequence[str]) -> bytes | None:
+    """The bands of rows kept under `keys`, one after the other; None when one is missing."""
+    rows = [cache.get(key) for key in keys]
+    if not all_present(rows):
         return None
+    return b"".join(cast(list[bytes], rows))
+
+
+def _band_keys(data: bytes | None, count: int) -> list[str] | None:
+    """The keys of `count` bands of rows as _base keeps them; None when they are not."""
     try:
-        laid, bands = marshal.loads(data)
-        rows = [cache.get(key) or b"" for key in bands]
+        found = marshal.loads(data) if data is not None else None
     except (EOFError, TypeError, ValueError):
         return None
-    pixels = b"".join(rows)
-    if len(pixels) != size[0] * size[1] * 3 or not _are_laid(laid):
+    return found if _are_keys(found, count) else None
+
+
+def _are_keys(found: object, count: int) -> bool:
+    """Whether `found` is a list of `count` keys (texts), as marshal gives it back."""
+    return type(found) is list and len(found) == count and all_of_type(found, str)
+
+
+def _kept_picture(data: bytes | None, count: int) -> _KeptPicture | None:
+    """A picture kept (_KeptPicture) of `count` bands read back; None when there is none, or
+    it is not one."""
+    try:
+        found = marshal.loads(data) if data is not None else None
+    except (EOFError, TypeError, ValueError):
         return None
-    return list(laid), Image.frombytes("RGB", size, pixels)
+    if type(found) is not tuple or len(found) != 4:
+        return None
+    laid, laid_bands, png_bands, over = found
+    if not _are_laid(laid) or type(over) is not str:
+        return None
+    if not _are_keys(laid_bands, count) or type(png_bands) is not list:
+        return None
+    if not all_of_type(png_bands, str):  # none kept yet (_lay_kept alone), or one per band
+        return None
+    return _KeptPicture(laid, laid_bands, png_bands, over)
+
+
+def _kept_band(cache: RenderCache, key: str) -> tuple[bytes, int] | None:
+    """A compressed band kept by _band (its deflate data and the Adler-32 of its stream);
+    None when it is missing or too short to be one."""
+    found = cache.get(key)
+    if found is None or len(found) < ADLER_SIZE:
+        return None
+    return found[ADLER_SIZE:], int.from_bytes(found[:ADLER_SIZE], "big")
+
+
+def all_present(items: Sequence[object]) -> bool:
+    """Whether none of `items` is None (one pass in C)."""
+    return not any(map(operator.is_, items, repeat(None)))
 
 
 def _are_laid(laid: object) -> bool:
@@ -564,7 +796,8 @@ def _are_laid(laid: object) -> bool:
 
 
 BAND_ROWS = 32
-"""Rows of a scenario picture compressed together (see _banded_png)."""
+"""Rows of a scenario picture compressed together (see _banded_png) and kept together (see
+_keep_rows)."""
 LEVEL = 1
 """zlib's level for a picture's bands (the level the art package's PNGs use)."""
 
@@ -580,19 +813,39 @@ def _banded_png(
     spelled out again). The bytes are the same with or without `kept`: a band is compressed
     alone either way. The bands' keys are added to `keys` (what the PNG read back keeps: a
     picture drawn again builds later finds its unchanged bands)."""
-    width, height = image.size
+    stride = image.width * 3
+    bands = [_band(rows, stride, kept, keys) for rows in _bands_of(raw_bytes(image), stride)]
+    return _png_of_bands(image.width, image.height, bands)
+
+
+def _png_of_bands(width: int, height: int, bands: Sequence[tuple[bytes, int]]) -> bytes:
+    """The PNG of an RGB picture from its bands compressed by _band (each band's deflate data
+    and the Adler-32 of its stream), in order."""
     stride = width * 3
-    rows = memoryview(raw_bytes(image))
-    bands: list[bytes] = []
     adler = zlib.adler32(b"")
-    for top in range(0, height, BAND_ROWS):
-        bottom = min(height, top + BAND_ROWS)
-        data, band_adler = _band(rows[top * stride : bottom * stride], stride, kept, keys)
-        adler = adler32_combine(adler, band_adler, (bottom - top) * (stride + 1))
-        bands.append(data)
-    stream = _ZLIB_HEADER + b"".join(bands) + _LAST_BLOCK + struct.pack(">I", adler)
+    for number, (_data, band_adler) in enumerate(bands):
+        rows = min(BAND_ROWS, height - number * BAND_ROWS)
+        adler = adler32_combine(adler, band_adler, rows * (stride + 1))
+    data = b"".join(data for data, _adler in bands)
+    stream = _ZLIB_HEADER + data + _LAST_BLOCK + struct.pack(">I", adler)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
     return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b"")
+
+
+def _over_layer(scene: Scene, over: Sequence[Op]) -> Image.Image | None:
+    """The overlay's ops painted over the faces (the lists' words) rasterised as one layer the
+    picture's size; None when there are none."""
+    if not over:
+        return None
+    return rasterize_to(Drawing(scene.overlay.width, tuple(over)), scene.width, scene.height)
+
+
+def _paste_layer(image: Image.Image, layer: Image.Image, top: int = 0) -> None:
+    """A layer the whole picture's size pasted over `image` through its transparency:
+    `image` is the picture's rows from row `top` on."""
+    if image.size != layer.size:
+        layer = layer.crop((0, top, layer.width, top + image.height))
+    image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
 
 
 def _band(
@@ -658,8 +911,7 @@ def _paint(image: Image.Image, width: float, ops: Sequence[Op]) -> None:
     """Shapes and words (no faces) over the whole picture, rasterised as one layer."""
     if not ops:
         return
-    layer = rasterize_to(Drawing(width, tuple(ops)), image.width, image.height)
-    image.paste(layer.convert("RGB"), (0, 0), layer if layer.mode == "RGBA" else None)
+    _paste_layer(image, rasterize_to(Drawing(width, tuple(ops)), image.width, image.height))
 
 
 def _face_key(drawing: Drawing, height: int) -> str:
