@@ -639,7 +639,7 @@ PR_SET_PDEATHSIG = 1
 
 
 def leave_ctrl_c(parent: int) -> None:
-    """In a worker (a pool's, or charts.forked's child): Ctrl-C is the parent's to handle (it
+    """In a worker (a pool's): Ctrl-C is the parent's to handle (it
     ends the pool); a worker prints no traceback of its own. And it ends with its parent: a
     build killed (SIGKILL) while its workers drew left them to finish their jobs and print a
     traceback each about the broken pipe to it."""

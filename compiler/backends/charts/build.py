@@ -23,7 +23,6 @@ from compiler.backends.charts.bandpng import (
     encode_table,
     kept_bands,
 )
-from compiler.backends.charts.forked import in_background
 from compiler.backends.charts.pages import HEADING, MARGIN
 from compiler.backends.charts.printed import (
     UNDRAWN,
@@ -70,7 +69,10 @@ MAX_ROWS_WITH_PIECES = 22
 """Rows with counter images are taller."""
 MANY_JOBS = 8
 """Charts to draw (PNGs and printed entries) from which they are shared out to every core; fewer
-(a warm build's) are drawn here, the PNGs beside the rest (forked.in_background)."""
+(a warm build's) are drawn here, in this process: a process forked from a warm build of a large
+game costs more than the one or two charts it would draw beside the rest (after a fork every page
+of the build's heap it writes to again is a page fault: at 8,000 counters some 15,000 of them,
+more system time than the chart took to draw)."""
 
 
 def all_charts(game: GameData, lang: str) -> list[Chart]:
@@ -210,6 +212,7 @@ def _render(
         warm_glyphs(drawing, _png_height(drawing))
     png_jobs = [partial(_png_job, drawings[i], _before(cache, band_keys[i])) for i in todo_pngs]
     many = len(png_jobs) + len(todo_parts) >= MANY_JOBS
+    made: list[bytes] = []
     if many:  # a cold build: all of them on every core
         made = parallel_map(
             [
@@ -221,23 +224,19 @@ def _render(
             ],
             MANY_JOBS,
         )
-        drawn_pngs: Callable[[], list[bytes]] = partial(list, made[: len(png_jobs)])
-    else:  # a warm one: the few PNGs drawn beside the rest (forked.py), the entries here
-        drawn_pngs = in_background(png_jobs)
     sized: dict[str, Laid] = {}
     unkept: dict[str, tuple[str, bytes]] = {}  # sizes to keep if the chart is split again
-    try:
-        for number, ident in enumerate(todo_parts):
-            if many:
-                made_entry = split_job(made[len(png_jobs) + number])
-                entries[ident] = _keep(cache, part_keys[ident], *made_entry)
-            else:  # placed by its sizes: drawn if it is not split again (printed.sized_laid)
-                sized[ident] = _sized(
-                    cache, game, shown[ident], lang, options, part_keys[ident], unkept
-                )
-        pdf = _document(game, options, groups, entries, sized, part_keys, cache, unkept)
-    finally:
-        made_pngs = drawn_pngs()  # the child waited for, whatever happened here
+    for number, ident in enumerate(todo_parts):
+        if many:
+            made_entry = split_job(made[len(png_jobs) + number])
+            entries[ident] = _keep(cache, part_keys[ident], *made_entry)
+        else:  # placed by its sizes: drawn if it is not split again (printed.sized_laid)
+            sized[ident] = _sized(
+                cache, game, shown[ident], lang, options, part_keys[ident], unkept
+            )
+    pdf = _document(game, options, groups, entries, sized, part_keys, cache, unkept)
+    # a warm build's few PNGs drawn here (see MANY_JOBS)
+    made_pngs = made[: len(png_jobs)] if many else [job() for job in png_jobs]
     for index, made_png in zip(todo_pngs, made_pngs, strict=True):
         png, table, band_looks_made = _png_made(made_png)
         pngs[index] = png
@@ -569,7 +568,7 @@ def _png(drawing: Drawing) -> bytes:
 
 
 def _png_job(drawing: Drawing, before: tuple[bytes, Table, list[bytes]] | None) -> bytes:
-    """_png as one job's bytes (for parallel_map and forked.in_background): the PNG, its band
+    """_png as one job's bytes (for parallel_map): the PNG, its band
     table and its bands' looks (window.band_looks). Of `before` (the chart's PNG before, its
     table and looks) a band whose look did not change is copied without being drawn, and
     only the others are drawn (window.window_rows), copied when their rows did not change,
