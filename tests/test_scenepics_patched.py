@@ -16,7 +16,7 @@ from compiler.backends.art.display import Text
 from compiler.backends.rendercache import RenderCache
 from compiler.backends.scenepics import Scene, scenario_scene, scene_png
 from tests.conftest import game_with_aids
-from tests.test_scenepics_warm import PLACED, bump_front
+from tests.test_scenepics_warm import PLACED, bump_front, kept_then_changed
 
 KIND = slice(1, 2)
 """A cache key's kind (the part after its first colon)."""
@@ -41,21 +41,6 @@ class Reads:
 
     def of(self, wanted: str) -> list[str]:
         return [key for key in self.keys if kind(key) == wanted]
-
-
-def kept_then_changed(mini: Path, tmp_path: Path) -> tuple[Scene, bytes, Path]:
-    """The first scenario's picture made and kept in a cache (saved), then the fixture's
-    placed unit changed: the scene now (drawn without a cache), its PNG made without one,
-    and the cache's pack."""
-    pack = tmp_path / "cache" / "scenes.pack"
-    cache = RenderCache(pack)
-    game = game_with_aids(mini)
-    scene_png(scenario_scene(game, game.scenarios[0], "en", cache), cache)
-    cache.save()
-    bump_front(mini, PLACED)
-    game = game_with_aids(mini)
-    scene = scenario_scene(game, game.scenarios[0], "en", RenderCache(pack))
-    return scene, scene_png(scene), pack
 
 
 def bands_of(scene: Scene) -> int:

@@ -15,7 +15,7 @@ from compiler.backends import scenepics, scenepics_draw, scenepics_pdf
 from compiler.backends.art import raster
 from compiler.backends.art.display import Drawing, Inset
 from compiler.backends.rendercache import RenderCache
-from compiler.backends.scenepics import scenario_scene, scene_png
+from compiler.backends.scenepics import Scene, scenario_scene, scene_png
 from compiler.backends.scenepics_draw import KeyedFace
 from compiler.backends.sheets.options import SheetOptions
 from compiler.cli import main
@@ -47,6 +47,21 @@ def bump_front(folder: Path, unit: str) -> None:
     new = old.replace("movement: ", "movement: 1") if "movement: " in old else old
     assert new != old
     path.write_text(text[:front] + new + text[end + 1 :], encoding="utf-8")
+
+
+def kept_then_changed(mini: Path, tmp_path: Path) -> tuple[Scene, bytes, Path]:
+    """The first scenario's picture made and kept in a cache (saved), then the fixture's
+    placed unit changed: the scene now (laid out with the cache, as a build lays it out), its
+    PNG made without a cache, and the cache's pack."""
+    pack = tmp_path / "cache" / "scenes.pack"
+    cache = RenderCache(pack)
+    game = game_with_aids(mini)
+    scene_png(scenario_scene(game, game.scenarios[0], "en", cache), cache)
+    cache.save()
+    bump_front(mini, PLACED)
+    game = game_with_aids(mini)
+    scene = scenario_scene(game, game.scenarios[0], "en", RenderCache(pack))
+    return scene, scene_png(scene), pack
 
 
 @pytest.fixture
@@ -292,14 +307,7 @@ def test_the_boards_and_words_under_the_faces_are_kept(
     """A picture drawn again after one of its pieces changed takes its boards with the words
     under the faces from the cache (not pasted and rasterised again) and gives the bytes of a
     picture made without a cache; a damaged one is made again."""
-    cache = RenderCache(tmp_path / "cache" / "scenes.pack")
-    game = game_with_aids(mini)
-    scene_png(scenario_scene(game, game.scenarios[0], "en", cache), cache)
-    cache.save()
-    bump_front(mini, PLACED)
-    game = game_with_aids(mini)
-    scene = scenario_scene(game, game.scenarios[0], "en", RenderCache(None))
-    plain = scene_png(scene)
+    scene, plain, pack = kept_then_changed(mini, tmp_path)
     under = scenepics._split_overlay(scene.overlay.ops)[0]
     painted: list[int] = []
     real = scenepics._paint
@@ -309,12 +317,11 @@ def test_the_boards_and_words_under_the_faces_are_kept(
         real(image, width, ops)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scenepics, "_paint", spy)
-    again = RenderCache(tmp_path / "cache" / "scenes.pack")
-    kept = scenario_scene(game, game.scenarios[0], "en", again)
-    assert scene_png(kept, again) == plain
+    again = RenderCache(pack)
+    assert scene_png(scene, again) == plain
     assert under and len(under) not in painted
-    key = scenepics._base_key(kept, under)
+    key = scenepics._base_key(scene, under)
     again.memory[key] = b"\x00damaged"
     painted.clear()
-    assert scene_png(kept, again) == plain
+    assert scene_png(scene, again) == plain
     assert len(under) in painted
