@@ -522,7 +522,7 @@ def _lay_kept(
     kept = _kept_picture(stored, _band_count(image.height))
     pixels = _rows_of(cache, kept.laid_bands) if kept is not None else None
     laid = None
-    if kept is not None and pixels is not None and len(pixels) == len(raw_bytes(image)):
+    if kept is not None and pixels is not None and len(pixels) == image.width * image.height * 3:
         picture = Image.frombytes("RGB", image.size, pixels)
         laid = _relaid(image, (kept.laid, picture), wanted, cache, made)
         if laid is not None:
