@@ -639,10 +639,10 @@ PR_SET_PDEATHSIG = 1
 
 
 def leave_ctrl_c(parent: int) -> None:
-    """In a worker (a pool's): Ctrl-C is the parent's to handle (it
-    ends the pool); a worker prints no traceback of its own. And it ends with its parent: a
-    build killed (SIGKILL) while its workers drew left them to finish their jobs and print a
-    traceback each about the broken pipe to it."""
+    """In a pool's worker: Ctrl-C is the parent's to handle (it ends the pool); a worker prints
+    no traceback of its own. And it ends with its parent: a build killed (SIGKILL) while its
+    workers drew left them to finish their jobs and print a traceback each about the broken
+    pipe to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
 

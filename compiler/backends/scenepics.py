@@ -31,13 +31,12 @@ import base64
 import functools
 import hashlib
 import marshal
-import operator
 import struct
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, repeat
+from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import NamedTuple, cast
@@ -635,7 +634,7 @@ def _patched_png(
     when there is no such picture kept, the words over the faces are not the same, more than
     a few faces changed or a band it needs is missing or damaged (_whole_png then)."""
     width, height = scene.width, scene.height
-    count = _band_count(height)
+    stride, count = width * 3, _band_count(height)
     key = _laid_key(base_key, names, (width, height))
     stored = cache.get(key)
     kept = _kept_picture(stored, count)
@@ -649,7 +648,7 @@ def _patched_png(
     laid, places = changes
     laid_bands, png_bands = list(kept.laid_bands), list(kept.png_bands)
     compressed: dict[int, tuple[bytes, int]] = {}
-    layer = _over_layer(scene, over)
+    layer = _layer(scene.overlay.width, over, (width, height))
     for first, last in _dirty_runs(places, width, height):
         window = _window(cache, kept.laid_bands[first:last], width, first * BAND_ROWS, height)
         under = _window(cache, base_bands[first:last], width, first * BAND_ROWS, height)
@@ -657,15 +656,15 @@ def _patched_png(
             return None
         for place in places:
             _lay_again(window, under, place, laid, wanted, cache, made, first * BAND_ROWS)
-        laid_bands[first:last] = _keep_rows(raw_bytes(window), width * 3, cache, "scene-laid-rows")
+        laid_bands[first:last] = _keep_rows(raw_bytes(window), stride, cache, "scene-laid-rows")
         if layer is not None:
             _paste_layer(window, layer, first * BAND_ROWS)
         keys: list[str] = []
-        for number, band in enumerate(_bands_of(raw_bytes(window), width * 3), start=first):
-            compressed[number] = _band(band, width * 3, cache, keys)
+        for number, band in enumerate(_bands_of(raw_bytes(window), stride), start=first):
+            compressed[number] = _band(band, stride, cache, keys)
         png_bands[first:last] = keys
     bands = [compressed.get(n) or _kept_band(cache, png_bands[n]) for n in range(count)]
-    if not all_present(bands):
+    if not all_of_type(bands, tuple):  # a band missing (None)
         return None
     cache.keep([*base_bands, *laid_bands, *png_bands, *(want.key for want in wanted)])
     _keep_laid(cache, key, stored, (laid, laid_bands, png_bands, kept.over))
@@ -733,7 +732,7 @@ def _keep_rows(pixels: bytes, stride: int, cache: RenderCache, kind: str) -> lis
 def _rows_of(cache: RenderCache, keys: Sequence[str]) -> bytes | None:
     """The bands of rows kept under `keys`, one after the other; None when one is missing."""
     rows = [cache.get(key) for key in keys]
-    if not all_present(rows):
+    if not all_of_type(rows, bytes):  # one missing (None)
         return None
     return b"".join(cast(list[bytes], rows))
 
@@ -778,11 +777,6 @@ def _kept_band(cache: RenderCache, key: str) -> tuple[bytes, int] | None:
     if found is None or len(found) < ADLER_SIZE:
         return None
     return found[ADLER_SIZE:], int.from_bytes(found[:ADLER_SIZE], "big")
-
-
-def all_present(items: Sequence[object]) -> bool:
-    """Whether none of `items` is None (one pass in C)."""
-    return not any(map(operator.is_, items, repeat(None)))
 
 
 def _are_laid(laid: object) -> bool:
@@ -832,12 +826,12 @@ def _png_of_bands(width: int, height: int, bands: Sequence[tuple[bytes, int]]) -
     return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b"")
 
 
-def _over_layer(scene: Scene, over: Sequence[Op]) -> Image.Image | None:
-    """The overlay's ops painted over the faces (the lists' words) rasterised as one layer the
-    picture's size; None when there are none."""
-    if not over:
+def _layer(width: float, ops: Sequence[Op], size: tuple[int, int]) -> Image.Image | None:
+    """Shapes and words (no faces) of an overlay `width` wide rasterised as one layer of
+    `size` pixels (the whole picture's); None when there are none."""
+    if not ops:
         return None
-    return rasterize_to(Drawing(scene.overlay.width, tuple(over)), scene.width, scene.height)
+    return rasterize_to(Drawing(width, tuple(ops)), *size)
 
 
 def _paste_layer(image: Image.Image, layer: Image.Image, top: int = 0) -> None:
@@ -908,10 +902,10 @@ def _split_overlay(ops: Sequence[Op]) -> tuple[list[Op], list[Inset], list[Op]]:
 
 
 def _paint(image: Image.Image, width: float, ops: Sequence[Op]) -> None:
-    """Shapes and words (no faces) over the whole picture, rasterised as one layer."""
-    if not ops:
-        return
-    _paste_layer(image, rasterize_to(Drawing(width, tuple(ops)), image.width, image.height))
+    """Shapes and words (no faces) over the whole picture, rasterised as one layer (_layer)."""
+    layer = _layer(width, ops, image.size)
+    if layer is not None:
+        _paste_layer(image, layer)
 
 
 def _face_key(drawing: Drawing, height: int) -> str:

@@ -568,10 +568,10 @@ def _png(drawing: Drawing) -> bytes:
 
 
 def _png_job(drawing: Drawing, before: tuple[bytes, Table, list[bytes]] | None) -> bytes:
-    """_png as one job's bytes (for parallel_map): the PNG, its band
-    table and its bands' looks (window.band_looks). Of `before` (the chart's PNG before, its
-    table and looks) a band whose look did not change is copied without being drawn, and
-    only the others are drawn (window.window_rows), copied when their rows did not change,
+    """_png as one job's bytes (for parallel_map, or run here): the PNG, its band table and its
+    bands' looks (window.band_looks). Of `before` (the chart's PNG before, its table and
+    looks) a band whose look did not change is copied without being drawn, and only the
+    others are drawn (window.window_rows), copied when their rows did not change,
     else compressed; read back by _png_made."""
     height = _png_height(drawing)
     size = (max(1, round(drawing.width * height)), height)
