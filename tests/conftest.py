@@ -22,6 +22,7 @@ from compiler.load import keptread
 from compiler.load.aids import with_aids
 from compiler.load.game import load_game
 from compiler.model.gamedata import GameData
+from compiler.model.rowruns import RowRuns
 from compiler.pipeline import check_game
 
 DATA = Path(__file__).parent / "data"
@@ -137,7 +138,7 @@ def every_field(value: object) -> object:
             type(value).__name__,
             tuple((f.name, every_field(getattr(value, f.name))) for f in dataclasses.fields(value)),
         )
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple | list | RowRuns):  # (a chart's rows kept in runs: read back)
         return tuple(every_field(item) for item in value)
     if isinstance(value, Mapping):
         return tuple((key, every_field(item)) for key, item in value.items())

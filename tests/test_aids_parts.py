@@ -5,6 +5,7 @@ a change; a changed unit reads one run again, and a damaged part is read afresh.
 from __future__ import annotations
 
 import json
+import marshal
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -16,7 +17,7 @@ from bench.generate_game import random_spec, write_game
 from compiler.load import aids
 from compiler.load.aids import AIDS_CACHE, RUN_ROWS, player_aids
 from compiler.load.game import load_game
-from compiler.load.records import kept_chunk, pickled, read_kept, unpickled
+from compiler.load.records import kept_chunk, read_kept
 from compiler.model import digests
 from compiler.model.charts import Row
 from compiler.model.common import Text
@@ -135,28 +136,91 @@ def test_the_ids_filter_writes_what_json_dumps_writes(values: list[object]) -> N
     assert aids._ids(values) == json.dumps(list(values), ensure_ascii=False)
 
 
-def test_a_run_of_another_shape_is_no_run() -> None:
-    row = Row(label=Text("a"), cells=("1",))
-    digest = digest_of(row)
-    assert aids._as_run(((row, (3, 9), digest), (row, (6, 9), digest))) is not None
-    for odd in [
-        (),
-        [(row, (3, 9), digest)],
-        ((row, (3, 9)), (row, (6, 9))),
-        ((row, (3, 9), digest), (row,)),
-        ((row, (3, "9"), digest),),
-        ((row, (3, 9, 1), digest),),
-        ((row, [3, 9], digest),),
-        (("row", (3, 9), digest),),
-        ((row, (3, True), digest),),
-        ((row, (3, 9), digest), "x"),
-        ((row, (3, 9), digest[:-1]),),
-        ((row, (3, 9), digest.upper()),),
-        ((row, (3, 9), digest[:-1] + "g"),),
-        ((row, (3, 9), digest.encode()),),
-        ((row, (3, 9), None),),
-    ]:
-        assert aids._as_run(odd) is None, odd
+def _entry_values(run: aids.Run) -> list[Any]:
+    """The values a kept run of rows holds (aids._run_entry), to damage one of them."""
+    return list(marshal.loads(aids._run_entry(run)))
+
+
+def _odd_entries(run: aids.Run) -> list[tuple[str, bytes]]:
+    values = _entry_values(run)
+    digests_of, pieces_of, terrain_of, wheres = values[1], values[2], values[3], values[4]
+
+    def changed(at: int, value: object) -> bytes:
+        odd = list(values)
+        odd[at] = value
+        return marshal.dumps(tuple(odd))
+
+    digest, pieces, terrain, where = digests_of[0], pieces_of[0], terrain_of[0], wheres[0]
+    return [
+        ("nothing", b""),
+        ("not marshal", b"\x00garbage"),
+        ("a list", marshal.dumps(values)),
+        ("one value short", marshal.dumps(tuple(values[:-1]))),
+        ("another format", changed(0, "countermix-aid-rows-1")),
+        ("no rows", changed(1, ())),
+        ("a digest cut", changed(1, (digest[:-1], *digests_of[1:]))),
+        ("a digest in capitals", changed(1, (digest.upper(), *digests_of[1:]))),
+        ("a digest not hexadecimal", changed(1, (digest[:-1] + "g", *digests_of[1:]))),
+        ("a digest as bytes", changed(1, (digest.encode(), *digests_of[1:]))),
+        ("a digest too many", changed(1, (*digests_of, digest))),
+        ("pieces a list", changed(2, [pieces, *pieces_of[1:]])),
+        ("a piece not text", changed(2, ((1,), *pieces_of[1:]))),
+        ("pieces not a tuple", changed(2, ("a", *pieces_of[1:]))),
+        ("terrain not text", changed(3, (None, *terrain_of[1:]))),
+        ("a place of three", changed(4, ((*where, 1), *wheres[1:]))),
+        ("a place as text", changed(4, ((where[0], "9"), *wheres[1:]))),
+        ("a place as a list", changed(4, ([*where], *wheres[1:]))),
+        ("the rows not bytes", changed(5, "rows")),
+        ("terrain a row short", changed(3, terrain_of[1:])),
+        ("a single value", marshal.dumps((aids.RUN_FORMAT, digest, pieces, terrain, where, b""))),
+    ]
+
+
+def _a_run(rows: int = 2) -> aids.Run:
+    made = [Row(label=Text(f"r{n}"), cells=("1",), pieces=(f"u{n}",)) for n in range(rows)]
+    return tuple((row, (3 + 2 * n, 9), digest_of(row)) for n, row in enumerate(made))
+
+
+def test_a_kept_run_of_rows_reads_back_lazily() -> None:
+    """A kept run gives its rows' digests, pieces and places at once, its rows when asked."""
+    run = _a_run(3)
+    read_again: list[int] = []
+
+    def again() -> None:
+        read_again.append(1)
+
+    kept = aids._kept_row_run(aids._run_entry(run), again)
+    assert kept is not None
+    assert kept.wheres == tuple(at for _row, at, _digest in run)
+    assert kept.run.digests == tuple(digest for _row, _at, digest in run)
+    assert kept.run.pieces == (("u0",), ("u1",), ("u2",))
+    assert not kept.run.read
+    assert kept.run.rows() == tuple(row for row, _at, _digest in run)
+    assert kept.run.read and not read_again
+
+
+@pytest.mark.parametrize("name", [name for name, _data in _odd_entries(_a_run())])
+def test_a_kept_run_of_another_shape_is_no_run(name: str) -> None:
+    data = dict(_odd_entries(_a_run()))[name]
+    assert aids._kept_row_run(data, lambda: None) is None
+
+
+def _damaged_rows(data: bytes) -> bytes:
+    """A kept run whose rows' pickle is cut short (its digests, pieces and places whole)."""
+    values = list(marshal.loads(data))
+    values[5] = values[5][: len(values[5]) // 2]
+    return marshal.dumps(tuple(values))
+
+
+def test_a_kept_run_whose_rows_are_damaged_reads_them_again() -> None:
+    run = _a_run(2)
+    rows = tuple(row for row, _at, _digest in run)
+    kept = aids._kept_row_run(_damaged_rows(aids._run_entry(run)), lambda: rows)
+    assert kept is not None and kept.run.rows() == rows
+    lost = aids._kept_row_run(_damaged_rows(aids._run_entry(run)), lambda: None)
+    assert lost is not None
+    with pytest.raises(ValueError, match="could not be read again"):
+        lost.run.rows()
 
 
 def test_rows_read_back_tell_their_content_digests(generated: GameData, tmp_path: Path) -> None:
@@ -187,9 +251,9 @@ def test_a_run_with_a_damaged_digest_is_read_again(generated: GameData, tmp_path
     ]
     assert run_keys
     for key in run_keys:
-        run = aids._as_run(unpickled(kept[key]))
-        assert run is not None
-        damaged[key] = pickled(tuple((row, at, digest[:-1] + "z") for row, at, digest in run))
+        values = list(marshal.loads(kept[key]))
+        values[1] = tuple(digest[:-1] + "z" for digest in values[1])
+        damaged[key] = marshal.dumps(tuple(values))
     stored.write_bytes(kept_chunk(damaged))
     charts, findings = player_aids(generated, tmp_path)
     assert not findings and every_field(charts) == expected
@@ -327,12 +391,42 @@ def test_one_damaged_run_among_kept_ones_is_read_again_alone(
         for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
     ]
     assert len(run_keys) > 1
-    run = aids._as_run(unpickled(kept[run_keys[1]]))
-    assert run is not None
+    values = list(marshal.loads(kept[run_keys[1]]))
+    values[1] = ("z" * 64,) * len(values[1])
     damaged = dict(kept)
-    damaged[run_keys[1]] = pickled(tuple((row, at, "z" * 64) for row, at, _digest in run))
+    damaged[run_keys[1]] = marshal.dumps(tuple(values))
     stored.write_bytes(kept_chunk(damaged))
     rows_read.clear()
     charts, findings = player_aids(generated, tmp_path)
     assert not findings and every_field(charts) == expected
-    assert len(rows_read) == len(run)
+    assert len(rows_read) == len(values[1])
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_kept_runs_whose_rows_are_damaged_are_read_again_from_the_output(
+    generated: GameData, tmp_path: Path, rows_read: list[int], changed: bool
+) -> None:
+    """Runs kept with their rows' pickle damaged (their digests and pieces whole) are taken
+    as kept; their rows, asked for later, are read again from the output: the charts are
+    those of a whole read, whether the chart changed (read by runs) or not (kept whole)."""
+    game = renamed(generated, 3) if changed else generated
+    expected = whole_read(game)
+    player_aids(generated, tmp_path)
+    stored = tmp_path / AIDS_CACHE
+    kept = read_kept(stored)
+    listed = [key for key in kept if key.endswith(aids.PARTS)]
+    run_keys = [
+        run_key
+        for key in listed
+        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
+    ]
+    damaged = dict(kept)
+    for key in run_keys:
+        damaged[key] = _damaged_rows(kept[key])
+    stored.write_bytes(kept_chunk(damaged))
+    rows_read.clear()
+    charts, findings = player_aids(game, tmp_path)
+    assert not findings
+    assert len(rows_read) <= (2 * RUN_ROWS if changed else 0)  # the runs not read yet
+    assert every_field(charts) == expected
+    assert len(rows_read) >= len(run_keys)  # each damaged run read again when asked for

@@ -19,14 +19,14 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from types import CodeType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import yaml
 
@@ -48,9 +48,9 @@ from compiler.model.digests import (
     content_digests,
     digest_of,
     remember,
-    remember_all,
 )
 from compiler.model.gamedata import GameData
+from compiler.model.rowruns import RowRun, RowRuns
 from compiler.model.scenarios import Reinforcement, Scenario
 from compiler.model.source import SourceFile
 from compiler.model.units import Unit
@@ -212,7 +212,7 @@ def _read_cached(
     charts: list[Chart] = []
     for first_line, text in chunks:
         key = _digest("chart", path, first_line, text)
-        chart = store.chart(key)
+        chart = store.chart(key, path, first_line, text)
         if chart is None:
             chart = _chart_by_rows(path, first_line, text, store, key)
         if chart is None:
@@ -248,9 +248,11 @@ class _Store:
         self.known = known
         self.kept: dict[bytes, bytes] = {}
 
-    def chart(self, key: bytes) -> Chart | None:
+    def chart(self, key: bytes, path: Path, first_line: int, text: str) -> Chart | None:
         """The chart kept under `key`, whole or as parts; None when there is none, or a part
-        is missing or damaged."""
+        is missing or damaged. Its rows kept in runs are read back only when asked for
+        (compiler.model.rowruns); a run whose rows turn out damaged then is read again from
+        the chart's output `text` (at `first_line` of `path`)."""
         data = self.known.get(key)
         if data is not None:
             whole = unpickled(data)
@@ -262,11 +264,12 @@ class _Store:
         if keys is None:
             return None
         head = self.head(keys[0])
-        runs = self.runs(keys[1:])
+        again = [partial(_rows_of_text, path, first_line, text, n) for n in range(len(keys) - 1)]
+        runs = self.runs(keys[1:], again)
         if head is None or any(run is None for run in runs):
             return None
         self.kept[key + PARTS] = listed
-        return _assembled(head, [row for run in runs if run is not None for row in run])
+        return _assembled(head, cast(list[_KeptRun], runs))
 
     def head(self, key: bytes) -> Chart | None:
         """A chart's head with its first row, kept under `key`."""
@@ -277,31 +280,105 @@ class _Store:
         self.kept[key] = data
         return head
 
-    def runs(self, keys: list[bytes]) -> list[Run | None]:
-        """The runs of rows kept under `keys`, read back and checked together, their digests
-        told to the model in one pass (per run, the checks' and the telling's own cost was a
-        sixth of reading the aids back); when one does not read back whole, each is read
-        alone (None for those that do not)."""
-        stored = [self.known.get(key, b"") for key in keys]
-        found = [run if type(run) is tuple and run else None for run in map(unpickled, stored)]
-        read = [cast(Run, run) for run in found if run is not None]
-        every = _as_run(tuple(chain.from_iterable(read))) if read else ()
-        if every is None:
-            return list(map(self.run, keys))
-        self.kept.update(
-            (key, data) for key, data, run in zip(keys, stored, found, strict=True) if run
-        )
-        remember_all(list(map(_ROW, every)), list(map(_DIGEST, every)))
-        return cast(list[Run | None], found)
+    def runs(self, keys: list[bytes], again: Sequence[ReadAgain]) -> list[_KeptRun | None]:
+        """The runs of rows kept under `keys` (None for one missing or not whole), their rows
+        not read back yet (see _kept_row_run); `again` reads each one's rows from the output."""
+        found: list[_KeptRun | None] = []
+        for key, read_again in zip(keys, again, strict=True):
+            data = self.known.get(key, b"")
+            run = _kept_row_run(data, read_again)
+            if run is not None:
+                self.kept[key] = data
+            found.append(run)
+        return found
 
-    def run(self, key: bytes) -> Run | None:
-        """A run of rows kept under `key` (their digests told to the model)."""
-        data = self.known.get(key, b"")
-        run = _as_run(unpickled(data))
-        if run is not None:
-            self.kept[key] = data
-            remember_all([row[0] for row in run], [row[2] for row in run])
-        return run
+
+RUN_FORMAT = "countermix-aid-rows-2"
+"""What a kept run of rows starts with (see _run_entry)."""
+ReadAgain = Callable[[], "tuple[Row, ...] | None"]
+"""What reads a run's rows from the output again (None when they do not read clean)."""
+
+
+class _KeptRun(NamedTuple):
+    """A run of rows kept: the rows, not read back yet, and where each starts."""
+
+    run: RowRun
+    wheres: tuple[tuple[int, int], ...]
+
+
+def _run_entry(run: Run) -> bytes:
+    """A run of rows as kept: each row's content digest, pieces, terrain and place, then the
+    rows pickled (read back only when one of them is asked for: see compiler.model.rowruns)."""
+    rows = tuple(map(_ROW, run))
+    return marshal.dumps(
+        (
+            RUN_FORMAT,
+            tuple(map(_DIGEST, run)),
+            tuple(map(_PIECES, rows)),
+            tuple(map(_TERRAIN, rows)),
+            tuple(map(_WHERE, run)),
+            pickled(rows),
+        )
+    )
+
+
+def _kept_row_run(data: bytes, again: ReadAgain) -> _KeptRun | None:
+    """The run `_run_entry` kept as `data`, when it has that shape (checked in passes that
+    stay in C: an order of battle at 8,000 counters is some 600 runs); its rows read back when
+    first asked for (or read `again` from the output when they are damaged)."""
+    try:
+        found = marshal.loads(data) if data else None
+    except (EOFError, ValueError, TypeError):
+        return None
+    if type(found) is not tuple or len(found) != 6 or found[0] != RUN_FORMAT:
+        return None
+    _format, digests, pieces, terrain, wheres, rows = found
+    if not all(map(tuple.__instancecheck__, (digests, pieces, terrain, wheres))):
+        return None
+    if not digests or not len(digests) == len(pieces) == len(terrain) == len(wheres):
+        return None
+    if type(rows) is not bytes or not are_digests(digests) or set(map(type, terrain)) != {str}:
+        return None
+    if set(map(type, pieces)) != {tuple} or not set(map(type, chain(*pieces))) <= {str}:
+        return None
+    if set(map(type, wheres)) != {tuple} or set(map(len, wheres)) != {2}:
+        return None
+    if set(map(type, chain(*wheres))) != {int}:
+        return None
+    return _KeptRun(RowRun(digests, pieces, terrain, partial(_rows_back, rows, again)), wheres)
+
+
+def _rows_back(data: bytes, again: ReadAgain) -> tuple[Row, ...]:
+    """A kept run's rows read back from their pickle, else read again from the output."""
+    found = unpickled(data)
+    if type(found) is tuple and found and set(map(type, found)) == {Row}:
+        return cast(tuple[Row, ...], found)
+    rows = again()
+    if rows is None:  # the output read clean when it was kept: never, unless the code changed
+        raise ValueError("a kept run of a player aid's rows could not be read again")
+    return rows
+
+
+def _rows_of_text(path: Path, first_line: int, text: str, number: int) -> tuple[Row, ...] | None:
+    """The rows of run `number` of a chart's output `text` (as _chart_by_rows splits it),
+    read again; None when they do not read clean."""
+    lines = lines_of(text)
+    if lines is None or ROWS_LINE not in lines:
+        return None
+    at = lines.index(ROWS_LINE)
+    rows = items_of(lines[at + 1 :], first_line + at + 1, ROW_INDENT)
+    if rows is None:
+        return None
+    return _group_rows(path, rows[1 + number * RUN_ROWS : 1 + (number + 1) * RUN_ROWS])
+
+
+def _group_rows(path: Path, group: list[tuple[int, str]]) -> tuple[Row, ...] | None:
+    """The rows of a run read alone; None unless every row reads clean."""
+    run = _run_alone(path, group) if group else None
+    return None if run is None else tuple(map(_ROW, run))
+
+
+_PIECES, _TERRAIN = attrgetter("pieces"), attrgetter("terrain")
 
 
 class _KeptRows:
@@ -729,15 +806,20 @@ def _chart_by_rows(
     groups = [rows[start : start + RUN_ROWS] for start in range(1, len(rows), RUN_ROWS)]
     run_keys = [_run_key(path, group) for group in groups]
     keys = [head_key]
-    found: list[tuple[Row, tuple[int, int], str]] = []
-    for group, run_key, run in zip(groups, run_keys, store.runs(run_keys), strict=True):
-        if run is None:
+    again = [partial(_group_rows, path, group) for group in groups]
+    found: list[_KeptRun] = []
+    for group, run_key, kept in zip(groups, run_keys, store.runs(run_keys, again), strict=True):
+        if kept is None:
             run = _run_alone(path, group)
             if run is None:
                 return None
-            store.kept[run_key] = pickled(run)
+            store.kept[run_key] = _run_entry(run)
+            rows_read = tuple(map(_ROW, run))
+            digests = tuple(map(_DIGEST, run))
+            made = RowRun.at_hand(rows_read, digests)
+            kept = _KeptRun(made, tuple(map(_WHERE, run)))
         keys.append(run_key)
-        found.extend(run)
+        found.append(kept)
     store.kept[key + PARTS] = _listed(key, keys)
     return _assembled(head, found)
 
@@ -787,13 +869,14 @@ def _run_alone(path: Path, rows: list[tuple[int, str]]) -> Run | None:
     return tuple(found)
 
 
-def _assembled(head: Chart, rows: list[tuple[Row, tuple[int, int], str]]) -> Chart:
-    """The chart of a head (with its first row) and its other rows, as a whole read gives it."""
-    # in passes that stay in C: an order of battle holds a row per unit; the rows' positions
-    # made a dict only when asked for (see ItemLocs)
-    locs = ItemLocs(head.locs, "rows.", 1, list(map(_WHERE, rows)))
-    found = (head.rows[0], *map(_ROW, rows))
-    return replace(head, rows=found, locs=locs)
+def _assembled(head: Chart, runs: list[_KeptRun]) -> Chart:
+    """The chart of a head (with its first row) and its other rows kept in runs, as a whole
+    read gives it (its rows read back when asked for: compiler.model.rowruns)."""
+    # the rows' positions made a dict only when asked for (see ItemLocs)
+    wheres = list(chain.from_iterable(kept.wheres for kept in runs))
+    locs = ItemLocs(head.locs, "rows.", 1, wheres)
+    rows = RowRuns.of((head.rows[0],), [kept.run for kept in runs])
+    return replace(head, rows=cast(tuple[Row, ...], rows), locs=locs)
 
 
 _ROW, _WHERE, _DIGEST = itemgetter(0), itemgetter(1), itemgetter(2)
@@ -810,24 +893,6 @@ def _row_alone(path: Path, line: int, text: str) -> tuple[Row, tuple[int, int]] 
     if converter.findings or not isinstance(row, Row):
         return None
     return row, (item.line, item.column)
-
-
-def _as_run(found: object) -> Run | None:
-    """`found` when it is a run of rows read before: rows, each with where it starts and its
-    content digest (64 hexadecimal digits)."""
-    # checked in passes that stay in C: a large game's charts hold thousands of rows
-    if type(found) is not tuple or not found or set(map(type, found)) != {tuple}:
-        return None
-    if set(map(len, found)) != {3}:
-        return None
-    rows, wheres, digests = zip(*found, strict=True)
-    if set(map(type, rows)) != {Row} or set(map(type, wheres)) != {tuple}:
-        return None
-    if set(map(len, wheres)) != {2} or set(map(type, chain.from_iterable(wheres))) != {int}:
-        return None
-    if not are_digests(digests):
-        return None
-    return found
 
 
 def _chart_chunks(rendered: str) -> list[tuple[int, str]] | None:

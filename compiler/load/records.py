@@ -29,6 +29,7 @@ import yaml
 from compiler.diagnostics import Location
 from compiler.load.nodes import _Loader
 from compiler.model.common import PackedLocs, Text
+from compiler.model.rowruns import RowRuns
 
 Reduction = tuple[Callable[..., object], tuple[Any, ...]]
 """What a pickler writes for an object: the function that makes it again, and its arguments."""
@@ -86,6 +87,8 @@ def _reduce_record(made: object) -> Reduction:
 def _field(value: Any) -> Any:
     """A record's field as it is pickled: its value shared (see _shared), and so is each
     item of a tuple (a row's cells)."""
+    if type(value) is RowRuns:  # a chart's rows kept in runs: pickled as the tuple they are
+        value = value.rows()
     if type(value) is tuple and value:
         return tuple(map(_shared, value))
     return _shared(value)

@@ -57,6 +57,7 @@ from compiler.model.charts import Chart
 from compiler.model.common import Text
 from compiler.model.digests import are_digests
 from compiler.model.gamedata import GameData
+from compiler.model.rowruns import row_pieces
 
 PNG_WIDTH = 900
 CHART_SUPERSAMPLE = 1
@@ -112,7 +113,7 @@ _PIECES = attrgetter("pieces")
 
 def paged(chart: Chart) -> list[Chart]:
     """A long table split into tabs of the module's charts window, "(2/3)" added to the title."""
-    per_page = MAX_ROWS_WITH_PIECES if any(map(_PIECES, chart.rows)) else MAX_ROWS
+    per_page = MAX_ROWS_WITH_PIECES if any(row_pieces(chart.rows)) else MAX_ROWS
     count = max(1, -(-len(chart.rows) // per_page))
     pages = []
     for page in range(count):

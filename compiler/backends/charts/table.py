@@ -39,6 +39,7 @@ from compiler.model.charts import Chart, Row
 from compiler.model.common import Text as Label
 from compiler.model.digests import content_digest, content_digests
 from compiler.model.gamedata import GameData
+from compiler.model.rowruns import RowRuns, row_digests, row_pieces, row_terrain
 
 FONT = 9.0  # points
 TITLE = 14.0
@@ -255,6 +256,8 @@ class RowLooks:
         worked them out already or when they are to be `kept` for that (a printed chart's
         rows: its parts are runs of them), else worked out without them (a module's tab is
         looked at once: spelling its rows' looks out for slicing costs more)."""
+        if isinstance(rows, RowRuns):  # a long chart's rows kept in runs, or a tab of them
+            return self.run(rows.whole(), rows.start, rows.stop)
         found = self.runs.get(id(rows))
         if kept or (found is not None and found[0] is rows):
             return self.run(rows, 0, len(rows))
@@ -281,12 +284,16 @@ class RowLooks:
         worked out once for the build: a printed chart's key and each of its parts' identities
         (part_identity, for every way the chart is split: hundreds of parts of an order of
         battle at 8,000 counters) slice one list instead of looking at every row again."""
+        if isinstance(rows, RowRuns) and rows is not rows.whole():  # a slice of kept runs
+            start, stop, _step = slice(start, stop).indices(len(rows))
+            return self.run(rows.whole(), rows.start + start, rows.start + max(start, stop))
         found = self.runs.get(id(rows))
         if found is None or found[0] is not rows:
             found = self.runs[id(rows)] = (rows, self._looks(rows))
-            n = len(rows)
-            places = zip(repeat(rows, n), range(n), strict=True)
-            self.places.update(zip(map(id, rows), places, strict=True))
+            if not isinstance(rows, RowRuns):  # (kept runs' slices know their place)
+                n = len(rows)
+                places = zip(repeat(rows, n), range(n), strict=True)
+                self.places.update(zip(map(id, rows), places, strict=True))
         digests, counts, refs, ends = found[1]
         start, stop, _step = slice(start, stop).indices(len(rows))
         stop = max(start, stop)
@@ -300,7 +307,7 @@ class RowLooks:
         """The rows' content digests, their counts of pieces (as text), their pieces' looks
         one after the other, and where each row's pieces start in those (then where the last
         one's end), in passes that stay in C."""
-        pieces = list(map(_PIECES, rows))
+        pieces = row_pieces(rows)
         refs = list(chain.from_iterable(pieces))
         known = self.pieces
         new = set(refs).difference(known)
@@ -309,7 +316,7 @@ class RowLooks:
         counts = list(map(len, pieces))
         ends = [0, *accumulate(counts)]
         looks = list(map(known.__getitem__, refs))
-        return content_digests(rows), list(map(str, counts)), looks, ends
+        return row_digests(rows), list(map(str, counts)), looks, ends
 
     def _pieces(self, refs: list[str]) -> None:
         """The looks of pieces not seen before (see _piece), worked out in passes that stay in
@@ -552,7 +559,7 @@ def _piece_drawing(game: GameData, ref: str, lang: str) -> Drawing | None:
 
 def _pieces_width(chart: Chart) -> float:
     """The natural width of the pieces column: up to eight counters side by side."""
-    most = max(map(len, map(_PIECES, chart.rows)), default=0)
+    most = max(map(len, row_pieces(chart.rows)), default=0)
     return min(most, 8) * (PIECE + PIECE_GAP) - PIECE_GAP + 2 * PAD
 
 
@@ -634,11 +641,11 @@ def _table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
 
 def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Table:
     header = [chart.corner.get(lang)] + [c.label.get(lang) for c in chart.columns]
-    with_pieces = any(map(_PIECES, chart.rows))
+    with_pieces = any(row_pieces(chart.rows))
     if with_pieces:
         header.append(tr(PIECES_HEADING, lang))
     terrain = {t.id: parse_colour(t.colour) or SHADE for t in game.game.terrain}
-    swatch_room = SWATCH + PAD if any(map(_TERRAIN, chart.rows)) else 0.0
+    swatch_room = SWATCH + PAD if any(row_terrain(chart.rows)) else 0.0
     last_min = _pieces_width(chart) if with_pieces else 0.0
     blocks = _blocks(game, chart, lang, header, with_pieces)
     name = repr((chart.id, lang, width))
@@ -646,7 +653,7 @@ def _lay_out_table(game: GameData, chart: Chart, lang: str, width: float) -> _Ta
     grid.widths[0] += swatch_room
     if with_pieces:
         room = grid.widths[-1]
-        counts = list(map(len, map(_PIECES, chart.rows)))
+        counts = list(map(len, row_pieces(chart.rows)))
         needs = {count: _pieces_height(count, room) for count in set(counts)}
         heights = grid.heights  # each row as tall as its counters need (in passes that stay in C)
         heights[1:] = map(max, heights[1:], map(needs.__getitem__, counts))
@@ -690,7 +697,7 @@ def _blocks(
 def _new_blocks(
     game: GameData, chart: Chart, lang: str, header: list[str], with_pieces: bool
 ) -> list[Block]:
-    digests = content_digests(chart.rows)  # each row's look's first part (RowLooks.shown)
+    digests = row_digests(chart.rows)  # each row's look's first part (RowLooks.shown)
     shape = f"{len(header)}:{with_pieces}:"
     found: list[Block] = []
     for start in range(0, len(chart.rows) + 1, BLOCK):
@@ -828,7 +835,7 @@ def least_height(chart: Chart) -> float:
     has some, and each footnote one line (see table_height). Worked out without laying the
     table out."""
     one_line = LINE + 2 * PAD
-    shown = list(map(bool, map(_PIECES, chart.rows)))
+    shown = list(map(bool, row_pieces(chart.rows)))
     pieces = PIECE + 2 * PAD if any(shown) else 0.0
     # each row's least height in order (the same sum), in passes that stay in C
     rows = sum(map({True: max(one_line, pieces), False: max(one_line, 0.0)}.__getitem__, shown))
