@@ -17,7 +17,7 @@ from bench.generate_game import random_spec, write_game
 from compiler.load import aids
 from compiler.load.aids import AIDS_CACHE, RUN_ROWS, player_aids
 from compiler.load.game import load_game
-from compiler.load.records import kept_chunk, read_kept
+from compiler.load.records import kept_chunk, pickled, read_kept
 from compiler.model import digests
 from compiler.model.charts import Row
 from compiler.model.common import Text
@@ -217,6 +217,10 @@ def test_a_kept_run_whose_rows_are_damaged_reads_them_again() -> None:
     rows = tuple(row for row, _at, _digest in run)
     kept = aids._kept_row_run(_damaged_rows(aids._run_entry(run)), lambda: rows)
     assert kept is not None and kept.run.rows() == rows
+    values = list(marshal.loads(aids._run_entry(run)))
+    values[5] = pickled(rows[:1])  # whole, but a row short
+    short = aids._kept_row_run(marshal.dumps(tuple(values)), lambda: rows)
+    assert short is not None and short.run.rows() == rows
     lost = aids._kept_row_run(_damaged_rows(aids._run_entry(run)), lambda: None)
     assert lost is not None
     with pytest.raises(ValueError, match="could not be read again"):

@@ -345,13 +345,15 @@ def _kept_row_run(data: bytes, again: ReadAgain) -> _KeptRun | None:
         return None
     if set(map(type, chain(*wheres))) != {int}:
         return None
-    return _KeptRun(RowRun(digests, pieces, terrain, partial(_rows_back, rows, again)), wheres)
+    read = partial(_rows_back, rows, len(digests), again)
+    return _KeptRun(RowRun(digests, pieces, terrain, read), wheres)
 
 
-def _rows_back(data: bytes, again: ReadAgain) -> tuple[Row, ...]:
-    """A kept run's rows read back from their pickle, else read again from the output."""
+def _rows_back(data: bytes, count: int, again: ReadAgain) -> tuple[Row, ...]:
+    """A kept run's `count` rows read back from their pickle, else (damaged) read again from
+    the output."""
     found = unpickled(data)
-    if type(found) is tuple and found and set(map(type, found)) == {Row}:
+    if type(found) is tuple and len(found) == count and set(map(type, found)) == {Row}:
         return cast(tuple[Row, ...], found)
     rows = again()
     if rows is None:  # the output read clean when it was kept: never, unless the code changed
