@@ -205,6 +205,24 @@ def test_a_kept_run_of_another_shape_is_no_run(name: str) -> None:
     assert aids._kept_row_run(data, lambda: None) is None
 
 
+@pytest.mark.parametrize("name", [name for name, _data in _odd_entries(_a_run())])
+def test_runs_checked_together_with_one_of_another_shape_are_checked_alone(name: str) -> None:
+    good = aids._run_entry(_a_run())
+    odd = dict(_odd_entries(_a_run()))[name]
+    assert aids._whole_runs([good, odd], [lambda: None] * 2) is None
+    alone = aids._Store({b"g": good, b"o": odd}).runs([b"g", b"o"], [lambda: None] * 2)
+    assert alone[0] is not None and alone[1] is None
+
+
+def test_whole_runs_checked_together_are_each_one_s() -> None:
+    runs = [_a_run(2), _a_run(3)]
+    found = aids._whole_runs([aids._run_entry(run) for run in runs], [lambda: None] * 2)
+    assert found is not None
+    for kept, run in zip(found, runs, strict=True):
+        assert kept is not None and kept.wheres == tuple(at for _row, at, _d in run)
+        assert kept.run.rows() == tuple(row for row, _at, _d in run)
+
+
 def _damaged_rows(data: bytes) -> bytes:
     """A kept run whose rows' pickle is cut short (its digests, pieces and places whole)."""
     values = list(marshal.loads(data))

@@ -282,14 +282,16 @@ class _Store:
 
     def runs(self, keys: list[bytes], again: Sequence[ReadAgain]) -> list[_KeptRun | None]:
         """The runs of rows kept under `keys` (None for one missing or not whole), their rows
-        not read back yet (see _kept_row_run); `again` reads each one's rows from the output."""
-        found: list[_KeptRun | None] = []
-        for key, read_again in zip(keys, again, strict=True):
-            data = self.known.get(key, b"")
-            run = _kept_row_run(data, read_again)
-            if run is not None:
-                self.kept[key] = data
-            found.append(run)
+        not read back yet (see _kept_row_run); `again` reads each one's rows from the output.
+        Checked together first (_whole_runs: per run, the checks cost more than reading the
+        run's values), then, when that fails, one by one."""
+        stored = [self.known.get(key, b"") for key in keys]
+        found = _whole_runs(stored, again)
+        if found is None:
+            found = list(map(_kept_row_run, stored, again))
+        self.kept.update(
+            (key, data) for key, data, run in zip(keys, stored, found, strict=True) if run
+        )
         return found
 
 
@@ -322,6 +324,49 @@ def _run_entry(run: Run) -> bytes:
     )
 
 
+def _whole_runs(stored: list[bytes], again: Sequence[ReadAgain]) -> list[_KeptRun | None] | None:
+    """`_kept_row_run` of each of `stored` when every one is a whole run, checked in passes
+    over all of them together; None when one is not (each is then checked alone)."""
+    try:
+        found = list(map(marshal.loads, stored))
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not found or set(map(type, found)) != {tuple} or set(map(len, found)) != {6}:
+        return None
+    formats, digests, pieces, terrain, wheres, rows = zip(*found, strict=True)
+    columns = (digests, pieces, terrain, wheres)
+    if set(formats) != {RUN_FORMAT} or set(map(type, rows)) != {bytes}:
+        return None
+    if any(set(map(type, column)) != {tuple} for column in columns):
+        return None
+    counts = list(map(len, digests))
+    if 0 in counts or any(list(map(len, column)) != counts for column in columns[1:]):
+        return None
+    if _odd_rows(*map(list, map(chain.from_iterable, columns))):
+        return None
+    runs = zip(digests, pieces, terrain, wheres, rows, again, strict=True)
+    return [
+        _KeptRun(RowRun(ds, ps, ts, partial(_rows_back, data, len(ds), read)), where)
+        for ds, ps, ts, where, data, read in runs
+    ]
+
+
+def _odd_rows(
+    digests: list[object], pieces: list[object], terrain: list[object], wheres: list[object]
+) -> bool:
+    """Whether kept rows' digests, pieces, terrain and places are not what a run keeps."""
+    if not are_digests(digests) or not set(map(type, terrain)) <= {str}:
+        return True
+    if not set(map(type, pieces)) <= {tuple}:
+        return True
+    if not set(map(type, chain.from_iterable(cast(list[tuple[object, ...]], pieces)))) <= {str}:
+        return True
+    if not set(map(type, wheres)) <= {tuple}:
+        return True
+    places = cast(list[tuple[object, ...]], wheres)
+    return not set(map(len, places)) <= {2} or not set(map(type, chain(*places))) <= {int}
+
+
 def _kept_row_run(data: bytes, again: ReadAgain) -> _KeptRun | None:
     """The run `_run_entry` kept as `data`, when it has that shape (checked in passes that
     stay in C: an order of battle at 8,000 counters is some 600 runs); its rows read back when
@@ -337,13 +382,9 @@ def _kept_row_run(data: bytes, again: ReadAgain) -> _KeptRun | None:
         return None
     if not digests or not len(digests) == len(pieces) == len(terrain) == len(wheres):
         return None
-    if type(rows) is not bytes or not are_digests(digests) or set(map(type, terrain)) != {str}:
-        return None
-    if set(map(type, pieces)) != {tuple} or not set(map(type, chain(*pieces))) <= {str}:
-        return None
-    if set(map(type, wheres)) != {tuple} or set(map(len, wheres)) != {2}:
-        return None
-    if set(map(type, chain(*wheres))) != {int}:
+    if type(rows) is not bytes or _odd_rows(
+        list(digests), list(pieces), list(terrain), list(wheres)
+    ):
         return None
     read = partial(_rows_back, rows, len(digests), again)
     return _KeptRun(RowRun(digests, pieces, terrain, read), wheres)
