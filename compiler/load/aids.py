@@ -286,9 +286,14 @@ class _Store:
         Checked together first (_whole_runs: per run, the checks cost more than reading the
         run's values), then, when that fails, one by one."""
         stored = [self.known.get(key, b"") for key in keys]
-        found = _whole_runs(stored, again)
-        if found is None:
+        there = [number for number, data in enumerate(stored) if data]  # (a changed run: not)
+        whole = _whole_runs([stored[n] for n in there], [again[n] for n in there])
+        if whole is None:
             found = list(map(_kept_row_run, stored, again))
+        else:
+            found = [None] * len(keys)
+            for number, run in zip(there, whole, strict=True):
+                found[number] = run
         self.kept.update(
             (key, data) for key, data, run in zip(keys, stored, found, strict=True) if run
         )
@@ -331,7 +336,9 @@ def _whole_runs(stored: list[bytes], again: Sequence[ReadAgain]) -> list[_KeptRu
         found = list(map(marshal.loads, stored))
     except (EOFError, ValueError, TypeError):
         return None
-    if not found or set(map(type, found)) != {tuple} or set(map(len, found)) != {6}:
+    if not found:
+        return []
+    if set(map(type, found)) != {tuple} or set(map(len, found)) != {6}:
         return None
     formats, digests, pieces, terrain, wheres, rows = zip(*found, strict=True)
     columns = (digests, pieces, terrain, wheres)
