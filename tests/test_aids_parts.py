@@ -223,6 +223,18 @@ def test_whole_runs_checked_together_are_each_one_s() -> None:
         assert kept.run.rows() == tuple(row for row, _at, _d in run)
 
 
+def _kept_runs(stored: Path) -> tuple[dict[bytes, bytes], list[bytes]]:
+    """What the aids' cache `stored` keeps, and the keys of the charts' runs of rows in it."""
+    kept = read_kept(stored)
+    listed = [key for key in kept if key.endswith(aids.PARTS)]
+    run_keys = [
+        run_key
+        for key in listed
+        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
+    ]
+    return kept, run_keys
+
+
 def _damaged_rows(data: bytes) -> bytes:
     """A kept run whose rows' pickle is cut short (its digests, pieces and places whole)."""
     values = list(marshal.loads(data))
@@ -263,14 +275,8 @@ def test_a_run_with_a_damaged_digest_is_read_again(generated: GameData, tmp_path
     expected = whole_read(generated)
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
-    kept = read_kept(stored)
+    kept, run_keys = _kept_runs(stored)
     damaged = dict(kept)
-    listed = [key for key in kept if key.endswith(aids.PARTS)]
-    run_keys = [
-        run_key
-        for key in listed
-        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
-    ]
     assert run_keys
     for key in run_keys:
         values = list(marshal.loads(kept[key]))
@@ -405,13 +411,7 @@ def test_one_damaged_run_among_kept_ones_is_read_again_alone(
     expected = whole_read(generated)
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
-    kept = read_kept(stored)
-    listed = [key for key in kept if key.endswith(aids.PARTS)]
-    run_keys = [
-        run_key
-        for key in listed
-        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
-    ]
+    kept, run_keys = _kept_runs(stored)
     assert len(run_keys) > 1
     values = list(marshal.loads(kept[run_keys[1]]))
     values[1] = ("z" * 64,) * len(values[1])
@@ -435,13 +435,7 @@ def test_kept_runs_whose_rows_are_damaged_are_read_again_from_the_output(
     expected = whole_read(game)
     player_aids(generated, tmp_path)
     stored = tmp_path / AIDS_CACHE
-    kept = read_kept(stored)
-    listed = [key for key in kept if key.endswith(aids.PARTS)]
-    run_keys = [
-        run_key
-        for key in listed
-        for run_key in (aids._part_keys(key[: -len(aids.PARTS)], kept[key]) or [])[1:]
-    ]
+    kept, run_keys = _kept_runs(stored)
     damaged = dict(kept)
     for key in run_keys:
         damaged[key] = _damaged_rows(kept[key])

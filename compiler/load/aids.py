@@ -412,14 +412,22 @@ def _rows_back(data: bytes, count: int, again: ReadAgain) -> tuple[Row, ...]:
 def _rows_of_text(path: Path, first_line: int, text: str, number: int) -> tuple[Row, ...] | None:
     """The rows of run `number` of a chart's output `text` (as _chart_by_rows splits it),
     read again; None when they do not read clean."""
+    split = _split_rows(first_line, text)
+    if split is None:
+        return None
+    _lines, _at, rows = split
+    return _group_rows(path, rows[1 + number * RUN_ROWS : 1 + (number + 1) * RUN_ROWS])
+
+
+def _split_rows(first_line: int, text: str) -> tuple[list[str], int, list[tuple[int, str]]] | None:
+    """A chart's output (at `first_line`) whose `rows:` come last as its lines, the number of
+    the `rows:` line and its rows (each row's first line and text); None for another shape."""
     lines = lines_of(text)
     if lines is None or ROWS_LINE not in lines:
         return None
     at = lines.index(ROWS_LINE)
     rows = items_of(lines[at + 1 :], first_line + at + 1, ROW_INDENT)
-    if rows is None:
-        return None
-    return _group_rows(path, rows[1 + number * RUN_ROWS : 1 + (number + 1) * RUN_ROWS])
+    return None if rows is None else (lines, at, rows)
 
 
 def _group_rows(path: Path, group: list[tuple[int, str]]) -> tuple[Row, ...] | None:
@@ -838,13 +846,10 @@ def _chart_by_rows(
     `store` under a digest of its text and lines, and their keys under the chart's: the chart
     a read of its whole text gives, with the same lines. None for another shape, or a row
     that does not read clean."""
-    lines = lines_of(text)
-    if lines is None or ROWS_LINE not in lines:
+    split = _split_rows(first_line, text)
+    if split is None:
         return None
-    at = lines.index(ROWS_LINE)
-    rows = items_of(lines[at + 1 :], first_line + at + 1, ROW_INDENT)
-    if rows is None:
-        return None
+    lines, at, rows = split
     head_text = "".join(lines[: at + 1]) + rows[0][1]
     head_key = _digest("head", path, first_line, head_text)
     head = store.head(head_key)
