@@ -50,7 +50,7 @@ from compiler.model.digests import (
     remember,
 )
 from compiler.model.gamedata import GameData
-from compiler.model.rowruns import RowRun, RowRuns
+from compiler.model.rowruns import RowRun, RowRuns, row_pieces, row_terrain
 from compiler.model.scenarios import Reinforcement, Scenario
 from compiler.model.source import SourceFile
 from compiler.model.units import Unit
@@ -321,8 +321,8 @@ def _run_entry(run: Run) -> bytes:
         (
             RUN_FORMAT,
             tuple(map(_DIGEST, run)),
-            tuple(map(_PIECES, rows)),
-            tuple(map(_TERRAIN, rows)),
+            tuple(row_pieces(rows)),
+            tuple(row_terrain(rows)),
             tuple(map(_WHERE, run)),
             pickled(rows),
         )
@@ -330,8 +330,9 @@ def _run_entry(run: Run) -> bytes:
 
 
 def _whole_runs(stored: list[bytes], again: Sequence[ReadAgain]) -> list[_KeptRun | None] | None:
-    """`_kept_row_run` of each of `stored` when every one is a whole run, checked in passes
-    over all of them together; None when one is not (each is then checked alone)."""
+    """The runs `_run_entry` kept as `stored`, their rows not read back yet, when every one
+    has that shape (checked in passes over all of them together); None when one has not
+    (each is then checked alone: _kept_row_run)."""
     try:
         found = list(map(marshal.loads, stored))
     except (EOFError, ValueError, TypeError):
@@ -375,26 +376,11 @@ def _odd_rows(
 
 
 def _kept_row_run(data: bytes, again: ReadAgain) -> _KeptRun | None:
-    """The run `_run_entry` kept as `data`, when it has that shape (checked in passes that
-    stay in C: an order of battle at 8,000 counters is some 600 runs); its rows read back when
-    first asked for (or read `again` from the output when they are damaged)."""
-    try:
-        found = marshal.loads(data) if data else None
-    except (EOFError, ValueError, TypeError):
-        return None
-    if type(found) is not tuple or len(found) != 6 or found[0] != RUN_FORMAT:
-        return None
-    _format, digests, pieces, terrain, wheres, rows = found
-    if not all(map(tuple.__instancecheck__, (digests, pieces, terrain, wheres))):
-        return None
-    if not digests or not len(digests) == len(pieces) == len(terrain) == len(wheres):
-        return None
-    if type(rows) is not bytes or _odd_rows(
-        list(digests), list(pieces), list(terrain), list(wheres)
-    ):
-        return None
-    read = partial(_rows_back, rows, len(digests), again)
-    return _KeptRun(RowRun(digests, pieces, terrain, read), wheres)
+    """The run `_run_entry` kept as `data`, when it has that shape (the checks of
+    _whole_runs); its rows read back when first asked for (or read `again` from the output
+    when they are damaged)."""
+    found = _whole_runs([data], [again])
+    return None if found is None else found[0]
 
 
 def _rows_back(data: bytes, count: int, again: ReadAgain) -> tuple[Row, ...]:
@@ -434,9 +420,6 @@ def _group_rows(path: Path, group: list[tuple[int, str]]) -> tuple[Row, ...] | N
     """The rows of a run read alone; None unless every row reads clean."""
     run = _run_alone(path, group) if group else None
     return None if run is None else tuple(map(_ROW, run))
-
-
-_PIECES, _TERRAIN = attrgetter("pieces"), attrgetter("terrain")
 
 
 class _KeptRows:

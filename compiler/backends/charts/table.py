@@ -180,7 +180,6 @@ _MEASURES: PerGame[Measures] = PerGame(Measures)
 
 
 _PIECES = operator.attrgetter("pieces")
-_TERRAIN = operator.attrgetter("terrain")
 CHART_HEAD = tuple(f.name for f in fields(Chart) if f.repr and f.name != "rows")
 """A chart's fields in its repr, but its rows."""
 _FIRST = operator.itemgetter(0)
