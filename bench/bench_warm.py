@@ -7,8 +7,12 @@ one marker set with copies enough for them), built once cold with `countermix bu
 end; SVG faces, the default), a different unit each round; the median of `--repeat` rounds
 is printed. The in-process split (load, validate, aids, faces, charts, module, sheets,
 preview, write) is from one more warm round run in this process, timed from the build's own progress
-calls. The tool is run and imported from a copy of `compiler/` (with `templates/`) taken
-when the bench starts (bench.tool).
+calls; before the first size's, one round of that size is run untimed (a process's first build
+pays once for what any build needs: the smallest game's split would carry it, and the growth by
+size would read smaller than it is). Beside it, what each counter beyond the smallest game adds,
+stage by stage, and what the 1.5x goal allows a counter to add to the whole process. The
+tool is run and imported from a copy of `compiler/` (with `templates/`) taken when the bench
+starts (bench.tool).
 
 The floor (bench.warm_floor), timed by turns with countermix's rounds as a whole process, is
 the same rebuild done with plain libraries and nothing more: the game's YAML parsed with
@@ -281,6 +285,8 @@ def main() -> int:
                     f"  {label:>8} {size:>6,} counters: cold {done.cold:.2f} s, "
                     f"warm {done.warm:.3f} s ({done.warm_cpu:.3f} s CPU)\n"
                 )
+            if not splits:  # the process's first build pays what any first build does once
+                split(sides["now"].game, sides["now"].out, args.repeat + 1)  # (not timed)
             splits[size] = split(sides["now"].game, sides["now"].out, args.repeat)
         ticks_after = _cpu_ticks()
     out(f"\none unit changed, whole process (`countermix build`), median of {args.repeat}:\n")
@@ -305,22 +311,47 @@ def main() -> int:
         "every output file written again (bench.warm_floor)\n"
     )
     steps = list(dict.fromkeys(name for times in splits.values() for name in times))
+    grows = len(sizes) > 1 and max(sizes) > min(sizes)
     out("\nin process, one warm rebuild (s):\n")
-    out(f"{'':>22}{head}\n")
+    out(f"{'':>22}{head}" + ("   us a counter more" if grows else "") + "\n")
     for name in steps:
-        cells = "".join(f"{splits[size].get(name, 0.0):>10.3f}" for size in sizes)
-        out(f"{name:>22}{cells}\n")
-    total = "".join(f"{sum(splits[size].values()):>10.3f}" for size in sizes)
-    out(f"{'total':>22}{total}\n")
+        row = [splits[size].get(name, 0.0) for size in sizes]
+        out(f"{name:>22}{_cells(row)}{_per_counter(sizes, row) if grows else ''}\n")
+    totals = [sum(splits[size].values()) for size in sizes]
+    out(f"{'total':>22}{_cells(totals)}{_per_counter(sizes, totals) if grows else ''}\n")
     in_floor = "".join(f"{results['now'][size].floor_in_process:>10.3f}" for size in sizes)
     out(f"{'floor':>22}{in_floor}\n")
+    if grows:
+        out(
+            "us a counter more: what each counter beyond the smallest game adds, from the "
+            f"smallest to the largest; whole process {_per_counter(sizes, warm).strip()}, "
+            f"where largest/smallest <= 1.5x allows {_allowed(sizes, warm):.1f}\n"
+        )
     return 0
+
+
+def _cells(row: list[float]) -> str:
+    return "".join(f"{value:>10.3f}" for value in row)
+
+
+def _per_counter(sizes: list[int], row: list[float]) -> str:
+    """What each counter beyond the smallest game's adds to a figure (s) by size, from the
+    smallest game to the largest, in microseconds (a cost that does not grow with the game
+    adds none)."""
+    low, high = sizes.index(min(sizes)), sizes.index(max(sizes))
+    return f"{(row[high] - row[low]) / (sizes[high] - sizes[low]) * 1e6:>12.1f}"
+
+
+def _allowed(sizes: list[int], warm: list[float]) -> float:
+    """The microseconds a counter may add to the whole-process warm rebuild, from the smallest
+    game to the largest, with the largest within 1.5x of the smallest."""
+    low = sizes.index(min(sizes))
+    return 0.5 * warm[low] / (max(sizes) - min(sizes)) * 1e6
 
 
 def _row(name: str, row: list[float]) -> None:
     """One line of the whole-process table: the figures by size, largest over smallest."""
-    cells = "".join(f"{value:>10.3f}" for value in row)
-    sys.stdout.write(f"{name:>22}{cells}   {max(row) / min(row):.2f}x\n")
+    sys.stdout.write(f"{name:>22}{_cells(row)}   {max(row) / min(row):.2f}x\n")
 
 
 if __name__ == "__main__":
