@@ -615,7 +615,9 @@ class PdfDocument:
         return b"trailer\n" + serialise(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % xref
 
     def write(self, info: Mapping[str, str]) -> bytes:
-        """The whole file."""
+        """The whole file, joined once: its body's parts are hashed as they are, not joined
+        first (a large charts.pdf is megabytes: joined twice, each a copy into memory the
+        process had not touched yet)."""
         catalog, info_ref = self._finish_objects(info)
         if self.written:
             body, offsets = _mixed_bytes(self.objects, self.written, self.next_number)
@@ -623,10 +625,13 @@ class PdfDocument:
             body, offsets = _objects_bytes(self.objects, self.next_number)
         xref = b"xref\n0 %d\n0000000000 65535 f \n" % self.next_number
         xref += b"".join(map(XREF_ENTRY.__mod__, offsets))
-        identifier = hashlib.md5(body)  # of the file up to its trailer
+        identifier = hashlib.md5()  # of the file up to its trailer
+        for part in body:
+            identifier.update(part)
         identifier.update(xref)
-        tail = self._trailer(catalog, info_ref, identifier.hexdigest(), len(body))
-        return b"".join((body, xref, tail))
+        length = sum(map(len, body))
+        tail = self._trailer(catalog, info_ref, identifier.hexdigest(), length)
+        return b"".join((*body, xref, tail))
 
 
 HEADER = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
@@ -634,15 +639,15 @@ END_OBJECT = b"\nendobj\n"
 XREF_ENTRY = b"%010d 00000 n \n"
 
 
-def _objects_bytes(objects: Mapping[int, bytes], end: int) -> tuple[bytes, list[int]]:
-    """The file's header and objects 1 to `end` - 1 written out, and where each starts (in
-    passes that stay in C but for each object's first line: a large charts.pdf is thousands
-    of objects)."""
+def _objects_bytes(objects: Mapping[int, bytes], end: int) -> tuple[list[bytes], list[int]]:
+    """The file's header and objects 1 to `end` - 1 written out, as parts to join, and where
+    each object starts (in passes that stay in C but for each object's first line: a large
+    charts.pdf is thousands of objects)."""
     numbers = range(1, end)
     written, ends = _written(numbers, list(map(objects.__getitem__, numbers)))
     if not ends:
-        return HEADER, []
-    return HEADER + written, list(chain((len(HEADER),), map(len(HEADER).__add__, ends[:-1])))
+        return [HEADER], []
+    return [HEADER, written], list(chain((len(HEADER),), map(len(HEADER).__add__, ends[:-1])))
 
 
 def _written(numbers: Sequence[int], bodies: Sequence[bytes]) -> tuple[bytes, list[int]]:
@@ -655,9 +660,9 @@ def _written(numbers: Sequence[int], bodies: Sequence[bytes]) -> tuple[bytes, li
 
 def _mixed_bytes(
     objects: Mapping[int, bytes], written: Mapping[int, tuple[bytes, tuple[int, ...]]], end: int
-) -> tuple[bytes, list[int]]:
+) -> tuple[list[bytes], list[int]]:
     """_objects_bytes for a document with objects written out already (PdfDocument.written):
-    each run of those added as it is, its objects' offsets from where they start in it."""
+    each run of those a part as it is, its objects' offsets from where they start in it."""
     parts = [HEADER]
     offsets: list[int] = []
     at, number = len(HEADER), 1
@@ -675,4 +680,4 @@ def _mixed_bytes(
         offsets += map(at.__add__, starts)
         at += len(piece)
         number += len(starts)
-    return b"".join(parts), offsets
+    return parts, offsets
