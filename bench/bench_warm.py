@@ -319,8 +319,8 @@ def main() -> int:
         out(f"{name:>22}{_cells(row)}{_per_counter(sizes, row) if grows else ''}\n")
     totals = [sum(splits[size].values()) for size in sizes]
     out(f"{'total':>22}{_cells(totals)}{_per_counter(sizes, totals) if grows else ''}\n")
-    in_floor = "".join(f"{results['now'][size].floor_in_process:>10.3f}" for size in sizes)
-    out(f"{'floor':>22}{in_floor}\n")
+    in_floor = [results["now"][size].floor_in_process for size in sizes]
+    out(f"{'floor':>22}{_cells(in_floor)}\n")
     if grows:
         out(
             "us a counter more: what each counter beyond the smallest game adds, from the "
