@@ -58,6 +58,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -77,6 +78,7 @@ from compiler.load.aids import TEMPLATE_NAME
 from compiler.load.game import data_files
 from compiler.newgame import MAP_KINDS, write_game
 from compiler.pipeline import check_game
+from compiler.regularfile import MAX_FILE_BYTES
 from compiler.resources import templates_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -949,7 +951,7 @@ PRINT_VALUES: dict[str, tuple[str, ...]] = {
 def print_settings(path: Path, rng: random.Random, game: SeedGame, root: Path) -> str:
     """Give the game `print:` settings (none of the seed games has any), some of them odd."""
     for candidate in sorted(root.rglob("*.yaml")):
-        data = candidate.read_bytes() if candidate.is_file() else b""
+        data = _small_file_bytes(candidate)
         match = re.search(rb"^game:[ ]*\n(?P<indent>[ ]+)", data, re.MULTILINE)
         if match:
             break
@@ -968,6 +970,19 @@ def print_settings(path: Path, rng: random.Random, game: SeedGame, root: Path) -
     )
     shown = ", ".join(f"{k}: {v}" for k, v in settings.items())
     return f"give {candidate.relative_to(root)} `print: {{{shown}}}`"
+
+
+def _small_file_bytes(path: Path) -> bytes:
+    """A regular file's bytes (not a link's target: a mutation may have pointed the file at
+    one outside the case, which this must never write) when the loader would read it (at
+    most MAX_FILE_BYTES: another mutation may have made it a sparse terabyte); else none."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return b""
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        return b""
+    return path.read_bytes()
 
 
 FS_MUTATORS: dict[str, FsMutator] = {

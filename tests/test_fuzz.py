@@ -49,3 +49,26 @@ def test_mutated_game_gives_findings_not_failures(
 ) -> None:
     outcome = run_case(corpus, Case(game, seed), keep=keep)
     assert not outcome.failed, describe(outcome)
+
+
+def test_print_settings_reads_no_huge_file_and_writes_through_no_link(tmp_path: Path) -> None:
+    """The print-settings mutation, after others made a game's files a sparse terabyte and a
+    link to a file outside the case (which holds a `game:` section), neither reads the one
+    (a MemoryError stopped a long run) nor writes the other; it gives the case's own file its
+    settings."""
+    import random
+
+    from scripts.fuzz import SeedGame, print_settings
+
+    case = tmp_path / "case"
+    case.mkdir()
+    with (case / "a-huge.yaml").open("wb") as handle:
+        handle.truncate(1 << 40)
+    outside = tmp_path / "outside.yaml"
+    outside.write_bytes(b"game:\n  id: elsewhere\n")
+    (case / "b-link.yaml").symlink_to(outside)
+    own = case / "c-game.yaml"
+    own.write_bytes(b"game:\n  id: mine\n")
+    said = print_settings(own, random.Random(7), SeedGame("case", case, (), (), ()), case)
+    assert outside.read_bytes() == b"game:\n  id: elsewhere\n"
+    assert b"print:" in own.read_bytes() and said.startswith("give c-game.yaml")
