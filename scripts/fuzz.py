@@ -1136,12 +1136,10 @@ def _line_count(path: str) -> tuple[int, bool] | None:
     once while the file stays as it was (a case with 33,000 findings in one file of 8,000
     lines read it for each, past the hard bound)."""
     try:
-        if not os.path.isfile(path):
-            return None
         info = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # as os.path.isfile: no such file, or a name it cannot be
         return None
-    if info.st_size > 32 * 1024 * 1024:
+    if not stat.S_ISREG(info.st_mode) or info.st_size > 32 * 1024 * 1024:
         return None
     return _counted_lines(path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
