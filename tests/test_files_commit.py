@@ -19,6 +19,7 @@ import pytest
 
 from compiler.backends import files
 from compiler.backends.files import JOURNAL, OutputFolder, recover
+from compiler.backends.preview import sections
 from compiler.cli import main
 from compiler.pipeline import is_output_name
 from tests.conftest import replace_in
@@ -460,17 +461,24 @@ def _overwrite(path: Path) -> None:
 
 @pytest.mark.parametrize("damage", ["delete", "edit", "again"])
 def test_an_image_damaged_after_a_warm_build_is_written_again(
-    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+    mini: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    damage: str,
 ) -> None:
     """The record a warm build's commit leaves (not a listing of the folder) vouches only
-    for the files as they were committed: a unit's image the next build shows again,
-    deleted, edited in place (its size kept) or written again, is not kept."""
+    for the files as they were committed: a sprite of units' faces the next build shows
+    again, deleted, edited in place (its size kept) or written again, is not kept (in runs
+    of one unit: a sprite each)."""
+    monkeypatch.setattr(sections, "RUN_UNITS", 1)
     warm = tmp_path / "warm"
     build(mini, warm, capsys)
-    first = {p.name for p in (warm / "mini").glob("preview-unit-*")}
+    first = {p.name for p in (warm / "mini").glob("preview-units-*")}
     replace_in(mini / "units.yaml", "name: Infantry,", "name: Foot,")
     assert "mini: wrote" in build(mini, warm, capsys)
-    path = warm / "mini" / sorted({p.name for p in (warm / "mini").glob("preview-*")} & first)[0]
+    both = {p.name for p in (warm / "mini").glob("preview-units-*")} & first
+    path = warm / "mini" / sorted(both)[0]
     if damage == "delete":
         path.unlink()
     elif damage == "edit":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -40,9 +40,9 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ids: list[str] = []
     real = sections._unit_item
 
-    def spy(ctx: sections.Context, unit: Unit, front_image: str, back_image: str) -> str:
+    def spy(ctx: sections.Context, unit: Unit, *faces: Any) -> str:
         ids.append(unit.id)
-        return real(ctx, unit, front_image, back_image)
+        return real(ctx, unit, *faces)
 
     monkeypatch.setattr(sections, "_unit_item", spy)
     return ids

@@ -1,6 +1,8 @@
 """A warm build's preview names the module's unchanged faces without reading them: it links
 them from the previous set of outputs by their name and length (vassal.module.LazyFiles), and
-writes, reading it then, only what it cannot link; the page and its images are a cold build's."""
+writes, reading it then, only what it cannot link; a sprite of units' faces is made again, from
+the faces of its run of units, only for a run a changed unit is in; the page and its images are
+a cold build's."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.backends.preview import sections
 from compiler.backends.rendercache import RenderCache
 from compiler.cli import main
 from tests.conftest import replace_in
@@ -56,6 +59,9 @@ def face_reads(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], set[str]]:
 def test_a_warm_build_reads_no_unchanged_face(
     mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """In runs of one unit: the changed unit's faces drawn again, and read (its run's sprite is
+    made again from them), no other face."""
+    monkeypatch.setattr(sections, "RUN_UNITS", 1)
     out = tmp_path / "out"
     build(mini, out, capsys)
     replace_in(mini / "units.yaml", OLD, NEW)
@@ -64,6 +70,7 @@ def test_a_warm_build_reads_no_unchanged_face(
     assert drawn  # the changed unit's faces
     assert set(reads) <= drawn  # only those read, to write them (a title's plan made again)
     monkeypatch.undo()
+    monkeypatch.setattr(sections, "RUN_UNITS", 1)
     assert contents(warm) == contents(build(mini, tmp_path / "cold", capsys))
 
 

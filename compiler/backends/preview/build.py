@@ -3,7 +3,8 @@
 The images are flat files beside the page (`preview-<kind>-<digest>.<ext>`, named by their
 content like the module's images, so an image shown in several editions is stored once): the
 piece faces and charts are the module's own, taken from the render plan (its faces come from
-the render cache the module was just built from: nothing is drawn twice); sheet thumbnails are
+the render cache the module was just built from: nothing is drawn twice), the units' faces in
+one sprite per run of units (preview.sprites); sheet thumbnails are
 drawn from the faces' display lists into their own cache (preview.pack); scenario pictures are
 compiler.backends.scenepics' PNGs, kept in their own cache (scenes.pack). The units section is
 kept in runs of units (preview.kept: preview-units.pack). The page holds no date and no
@@ -15,7 +16,7 @@ import hashlib
 import marshal
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Literal, Protocol
@@ -35,6 +36,16 @@ from compiler.backends.preview.sections import (
     thumbs_section,
     unit_words,
     units_section,
+)
+from compiler.backends.preview.sprites import (
+    Cell,
+    ReadFace,
+    cells,
+    cells_record,
+    kept_cells,
+    reader,
+    sprite_bytes,
+    sprite_name,
 )
 from compiler.backends.preview.thumbs import Thumb, page_thumbs
 from compiler.backends.rendercache import RenderCache, digest_key
@@ -73,6 +84,9 @@ class Files:
         self.named: list[tuple[Mapping[str, bytes], set[str]]] = []
         """Images of modules named at once (`add_all_from`): each module's images, and the
         names of those the page shows."""
+        self.later: dict[str, Callable[[], bytes]] = {}
+        """Files made only when they are written (the units' sprites), by a name that is a
+        digest of what makes them."""
 
     def add(self, name: str, data: bytes) -> str:
         self.files.put(PREFIX + name, data)
@@ -85,17 +99,49 @@ class Files:
 
     def add_all_from(self, images: Mapping[str, bytes], names: Iterable[str]) -> None:
         """The images of `images` (the module's) named `images/<name>` for each of `names`,
-        each as `preview-<name>` (as `add_from` names it), in passes that stay in C: the
-        units of a large game show thousands."""
+        each as `preview-<name>` (as `add_from` names it), in passes that stay in C: a large
+        game shows hundreds of charts."""
         if self.named and self.named[-1][0] is images:
             self.named[-1][1].update(names)
         else:
             self.named.append((images, set(names)))
 
+    def add_later(self, name: str, make: Callable[[], bytes]) -> None:
+        """A file `make` gives, made only if it is written (`name` is a digest of what makes
+        it: a file of that name the last build wrote is kept as it is)."""
+        self.later[name] = make
+
     def add_digest(self, kind: str, data: bytes, ext: str) -> str:
         name = digest_name(kind, data, ext)
         self.files.put(name, data)
         return name
+
+
+class SpriteFiles:
+    """The sprites of an edition's units (preview.sprites), each among the page's files, and
+    their cells' widths kept in `cache` (the units' runs': see kept) under the sprite's name."""
+
+    def __init__(self, files: Files, images: Mapping[str, bytes], cache: RenderCache) -> None:
+        self.files, self.cache = files, cache
+        self.read: ReadFace = reader(images, IMAGES)
+
+    def name(self, faces: Sequence[str]) -> str:
+        name = sprite_name(faces, PREFIX)
+        self.files.add_later(name, partial(sprite_bytes, tuple(faces), self.read))
+        self.cache.keep([_cells_key(name)])  # while the page shows the sprite
+        return name
+
+    def cells(self, faces: Sequence[str]) -> Mapping[str, Cell]:
+        key = _cells_key(sprite_name(faces, PREFIX))
+        found = kept_cells(self.cache.get(key), faces)
+        if found is None:
+            found = cells(faces, self.read)
+            self.cache.put(key, cells_record(found))
+        return found
+
+
+def _cells_key(sprite: str) -> str:
+    return digest_key("preview-sprite-cells", sprite)
 
 
 def digest_name(kind: str, data: bytes, ext: str) -> str:
@@ -166,7 +212,9 @@ def _write_images(
     (writing, then linking, thousands of files again was the slowest step of a warm
     rebuild). An image is read only to be written. The module images named at once are
     taken by name alone, in passes that stay in C (a module names an image by the digest of
-    its bytes too: vassal.module.ImageStore)."""
+    its bytes too: vassal.module.ImageStore); so is a sprite (its name is a digest of the
+    names of its faces and of the code that makes it: see sprites), made only to be
+    written."""
     added = files.files
     for name in sorted(added):
         recorded = kept.get(name)
@@ -186,6 +234,11 @@ def _write_images(
             reused.update(wanted.intersection(kept) if new else wanted)
         for name in sorted(new):
             _write_new(folder / name, images[IMAGES + name.removeprefix(PREFIX)])
+    for name in sorted(files.later):
+        if reused is not None and name in kept:
+            reused.add(name)
+        else:
+            _write_new(folder / name, files.later[name]())
 
 
 def _write_new(target: Path, data: bytes) -> None:
@@ -227,7 +280,8 @@ def _edition(
     anchor = f"e-{edition.name}"
     kept = _kept_runs(edition.cache, lang, anchor, sources)
     pictures = partial(files.add_all_from, images)
-    ctx = Context(game, plan, lang, anchor, sources, module_image, pictures, kept)
+    sprites = SpriteFiles(files, images, kept.cache)
+    ctx = Context(game, plan, lang, anchor, sources, module_image, pictures, kept, sprites)
     pdfs, thumbs = _thumbs(edition, options, folder)
     scenes = _scenes(game, lang, files, RenderCache(edition.cache / "scenes.pack"))
     links = [

@@ -35,6 +35,7 @@ ul.grid>li{border:1px solid var(--line);border-radius:6px;padding:6px;background
 overflow-wrap:anywhere}
 .faces{display:flex;gap:4px;align-items:flex-start;flex-wrap:wrap}
 .faces img{height:64px;width:auto;max-width:100%}
+.faces img.sp{object-fit:none;object-position:0 0;max-width:none}
 .card .faces img,.deck .faces img{height:150px}
 .meta{font-size:.85rem;margin:.3em 0 0}
 .meta code{font-size:.85em}

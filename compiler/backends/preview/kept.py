@@ -28,10 +28,10 @@ RUNS = "preview-units.pack"
 """The render cache of the runs in an edition's cache folder."""
 OLD_RECORD = "preview-units.marshal"
 """Where the items were kept one by one before: removed when the runs are saved."""
-FORMAT = "countermix-preview-units-3"
+FORMAT = "countermix-preview-units-4"
 RUN_UNITS = 32
 """Units whose items are kept together: an unchanged run costs one look-up."""
-CODE = ("sections.py", "html.py", "kept.py", "unitorder.py")
+CODE = ("sections.py", "html.py", "kept.py", "unitorder.py", "sprites.py")
 """The preview code an item is written by (its bytes are in every key)."""
 
 

@@ -3,16 +3,18 @@ cards by deck, scenarios, sheet page thumbnails and charts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, groupby
 from operator import attrgetter, itemgetter
+from typing import Protocol
 
 from compiler.backends.art.faces import figure
 from compiler.backends.preview import unitorder
 from compiler.backends.preview.html import Sources, e
 from compiler.backends.preview.kept import RUN_UNITS, KeptRuns
+from compiler.backends.preview.sprites import Cell, distinct_faces
 from compiler.backends.preview.thumbs import Thumb
 from compiler.backends.preview.unitorder import Order
 from compiler.backends.vassal.buildfile import ModulePlan
@@ -30,6 +32,19 @@ Pictures = Callable[[Iterable[str]], None]
 """Images of the module named at once (each preview file's name is what `Picture` gives)."""
 
 
+class Sprites(Protocol):
+    """The sprites of the units' faces (see sprites): build.SpriteFiles."""
+
+    def name(self, faces: Sequence[str]) -> str:
+        """The preview file of the sprite of `faces` (module image names, each once), which
+        the page's images now include."""
+        ...
+
+    def cells(self, faces: Sequence[str]) -> Mapping[str, Cell]:
+        """Each face's cell in that sprite."""
+        ...
+
+
 @dataclass(frozen=True)
 class Context:
     """What every section needs: the edition's game and plan, the language, the anchor prefix,
@@ -45,17 +60,16 @@ class Context:
     """Images of the module named at once (None: one by one, with `picture`)."""
     kept: KeptRuns | None = None
     """The runs of units of the last build (None: every item is made)."""
+    sprites: Sprites | None = None
+    """The sprites of the units' faces (None: no units section can be made)."""
 
     def tr(self, message: str) -> str:
         return tr(message, self.lang)
 
-    def name_pictures(self, names: Iterable[str]) -> None:
-        """Name images of the module the page shows, at once when the context can."""
-        if self.pictures is not None:
-            self.pictures(names)
-        else:
-            for name in names:
-                self.picture(name)
+    def sprite_sheets(self) -> Sprites:
+        if self.sprites is None:
+            raise ValueError("the units section is made with the sprites of its faces")
+        return self.sprites
 
 
 def _values(values: Mapping[str, Scalar] | None) -> str:
@@ -95,8 +109,25 @@ def unit_words(lang: str) -> tuple[str, ...]:
     return tuple(tr(word, lang) for word in ("Front", "Back", "Steps", "Copies"))
 
 
-def _unit_item(ctx: Context, unit: Unit, front_image: str, back_image: str) -> str:
-    """A unit's item made: its images (preview files; no back image: ""), name and values."""
+def _cut(src: str, cell: Cell, alt: str) -> str:
+    """A face shown from its sprite `src`: the sprite cut to the face's cell (html.STYLE)."""
+    return (
+        f'<img class="sp" src="{e(src)}" alt="{e(alt)}" loading="lazy" decoding="async" '
+        f'style="width:{cell.width}px;object-position:0 {-cell.top}px">'
+    )
+
+
+def _sprite_faces(ctx: Context, name: str, src: str, front: Cell, back: Cell | None) -> str:
+    """A unit's faces, from its run's sprite `src` (no back: None)."""
+    shown = [_cut(src, front, f"{ctx.tr('Front')}: {name}")]
+    if back is not None:
+        shown.append(_cut(src, back, f"{ctx.tr('Back')}: {name}"))
+    return f'<div class="faces">{"".join(shown)}</div>'
+
+
+def _unit_item(ctx: Context, unit: Unit, src: str, shown: Cell, turned: Cell | None) -> str:
+    """A unit's item made: its faces (its front's and its back's cells of the sprite `src`;
+    no back: None), name and values."""
     name = unit.name.get(ctx.lang)
     lines = [e(name)]
     front, back = _values(unit.front), _values(unit.back)
@@ -108,7 +139,7 @@ def _unit_item(ctx: Context, unit: Unit, front_image: str, back_image: str) -> s
         lines.append(f"{e(ctx.tr('Steps'))}: {unit.steps}")
     if unit.copies != 1:
         lines.append(f"{e(ctx.tr('Copies'))}: {unit.copies}")
-    faces = _shown_faces(ctx, name, front_image, back_image)
+    faces = _sprite_faces(ctx, name, src, shown, turned)
     return _item(ctx, "unit", unit.id, faces, lines, unit.loc)
 
 
@@ -137,9 +168,13 @@ def units_section(ctx: Context) -> str | bytes:
     images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
     fronts = list(map(attrgetter("front"), images))
     backs = list(map(attrgetter("back"), images))
-    ctx.name_pictures([*fronts, *filter(None, backs)])
-    items = _run_items(ctx, units, fronts, backs, _before(blocks, len(units)))
-    return "".join([opening, items, "</ul>\n</section>\n"])
+    before = _before(blocks, len(units))
+    items = [  # in the runs the kept path makes (see kept_units), each with its sprite
+        _run_items(ctx, units[at:end], fronts[at:end], backs[at:end], before[at:end])
+        for at in range(0, len(units), RUN_UNITS)
+        for end in [at + RUN_UNITS]
+    ]
+    return "".join([opening, *items, "</ul>\n</section>\n"])
 
 
 def _before(blocks: list[tuple[str, list[Unit]]], count: int) -> list[str]:
@@ -164,7 +199,6 @@ def kept_units(ctx: Context, kept: KeptRuns) -> list[bytes]:
     images = list(map(ctx.plan.unit_images.__getitem__, map(attrgetter("id"), units)))
     fronts = list(map(attrgetter("front"), images))
     backs = list(map(attrgetter("back"), images))
-    ctx.name_pictures([*fronts, *filter(None, backs)])
     facts = unitorder.facts(ctx.game, paths, fronts, backs, kept.seed.hexdigest())
     order = unitorder.read_order(kept.cache, ctx.anchor, facts, ctx.game, RUN_UNITS)
     if order is None:
@@ -196,15 +230,17 @@ class Runs:
     def text(self, number: int) -> bytes:
         order = self.order
         key = order.keys[number]
+        start = number * order.size
+        indices = order.order[start : start + order.size]
+        fronts = list(map(self.fronts.__getitem__, indices))
+        backs = list(map(self.backs.__getitem__, indices))
+        # the run's sprite, whether its items are read back or made: the one its faces name
+        self.ctx.sprite_sheets().name(distinct_faces(fronts, backs))
         if key is not None:
             found = self.kept.found(key)
             if found is not None:
                 return found
-        start = number * order.size
-        indices = order.order[start : start + order.size]
         units = list(map(self.ctx.game.units.__getitem__, indices))
-        fronts = list(map(self.fronts.__getitem__, indices))
-        backs = list(map(self.backs.__getitem__, indices))
         paths = list(map(self.paths.__getitem__, indices))
         before = [order.before.get(at, "") for at in range(start, start + len(indices))]
         key = self.kept.key(_rows(units, paths, fronts, backs, before))
@@ -264,11 +300,15 @@ def _unit_blocks(ctx: Context) -> list[tuple[str, list[Unit]]]:
 def _run_items(
     ctx: Context, units: list[Unit], fronts: list[str], backs: list[str], before: list[str]
 ) -> str:
-    """The items of a run of units, each after what comes before it."""
+    """The items of a run of units, each after what comes before it, their faces from the
+    run's sprite."""
+    faces = distinct_faces(fronts, backs)
+    sheets = ctx.sprite_sheets()
+    src, laid = sheets.name(faces), sheets.cells(faces)
     out = []
     for unit, front, back, heading in zip(units, fronts, backs, before, strict=True):
         out.append(heading)
-        out.append(_unit_item(ctx, unit, ctx.picture(front), ctx.picture(back) if back else ""))
+        out.append(_unit_item(ctx, unit, src, laid[front], laid[back] if back else None))
     return "".join(out)
 
 
