@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import chdir
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
@@ -195,12 +196,15 @@ def floor_process(game: Game, out: Path, scratch: Path) -> tuple[float, float]:
     return elapsed, sum(json.loads(done.stdout).values())
 
 
-def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
+def split(game: Game, out: Path, round_no: int, source: Path) -> dict[str, float]:
     """One warm rebuild in this process, as `countermix build` runs it (`build_games`, stamp
     included), timed stage by stage from the build's own progress calls: each call starts the
     stage it names, or ends it (done == total); what runs after validation and before the
     faces is "aids" (the player aids made), after another stage "write" (the outputs swapped
-    in, the stamp). Start-up and imports are left out (the whole-process figure has them)."""
+    in, the stamp). Start-up and imports are left out (the whole-process figure has them).
+    It runs in the working folder the whole-process builds ran in (`source`, the tool's): the
+    preview's kept runs are made for a working folder (their links may be relative to it),
+    and from another one each run was made again, timed as if a warm build did that."""
     from compiler.gcpause import no_cyclic_gc
     from compiler.pipeline import build_games
 
@@ -218,7 +222,7 @@ def split(game: Game, out: Path, round_no: int) -> dict[str, float]:
         gap = "aids" if stage == "validate" else "write"  # the player aids; the swap, stamp
         current, mark = (gap if over else stage), now
 
-    with no_cyclic_gc(frozen=True):  # as `countermix build` builds (compiler.cli)
+    with chdir(source), no_cyclic_gc(frozen=True):  # as `countermix build` builds (cli)
         built = list(build_games([game.folder], out, {}, progress=progress))
     progress("", "write", 0, 0)
     if not built or built[0].written is None:
@@ -285,9 +289,10 @@ def main() -> int:
                     f"  {label:>8} {size:>6,} counters: cold {done.cold:.2f} s, "
                     f"warm {done.warm:.3f} s ({done.warm_cpu:.3f} s CPU)\n"
                 )
+            now_side = sides["now"]
             if not splits:  # the process's first build pays what any first build does once
-                split(sides["now"].game, sides["now"].out, args.repeat + 1)  # (not timed)
-            splits[size] = split(sides["now"].game, sides["now"].out, args.repeat)
+                split(now_side.game, now_side.out, args.repeat + 1, now_side.source)  # untimed
+            splits[size] = split(now_side.game, now_side.out, args.repeat, now_side.source)
         ticks_after = _cpu_ticks()
     out(f"\none unit changed, whole process (`countermix build`), median of {args.repeat}:\n")
     head = "".join(f"{size:>10,}" for size in sizes)
