@@ -83,15 +83,18 @@ def _img(src: str, alt: str) -> str:
 
 
 def _faces(ctx: Context, name: str, images: Images) -> str:
-    back = ctx.picture(images.back) if images.back else ""
-    return _shown_faces(ctx, name, ctx.picture(images.front), back)
+    back = partial(_img, ctx.picture(images.back)) if images.back else None
+    return _shown_faces(ctx, name, partial(_img, ctx.picture(images.front)), back)
 
 
-def _shown_faces(ctx: Context, name: str, front: str, back: str) -> str:
-    """A piece's images (preview files; no `back`: none)."""
-    shown = [_img(front, f"{ctx.tr('Front')}: {name}")]
-    if back:
-        shown.append(_img(back, f"{ctx.tr('Back')}: {name}"))
+def _shown_faces(
+    ctx: Context, name: str, front: Callable[[str], str], back: Callable[[str], str] | None
+) -> str:
+    """A piece's faces, each an <img> made by `front` or `back` from its alt text (no back:
+    None): a preview file's (`_img`) or a cell of a sprite's (`_cut`)."""
+    shown = [front(f"{ctx.tr('Front')}: {name}")]
+    if back is not None:
+        shown.append(back(f"{ctx.tr('Back')}: {name}"))
     return f'<div class="faces">{"".join(shown)}</div>'
 
 
@@ -117,14 +120,6 @@ def _cut(src: str, cell: Cell, alt: str) -> str:
     )
 
 
-def _sprite_faces(ctx: Context, name: str, src: str, front: Cell, back: Cell | None) -> str:
-    """A unit's faces, from its run's sprite `src` (no back: None)."""
-    shown = [_cut(src, front, f"{ctx.tr('Front')}: {name}")]
-    if back is not None:
-        shown.append(_cut(src, back, f"{ctx.tr('Back')}: {name}"))
-    return f'<div class="faces">{"".join(shown)}</div>'
-
-
 def _unit_item(ctx: Context, unit: Unit, src: str, shown: Cell, turned: Cell | None) -> str:
     """A unit's item made: its faces (its front's and its back's cells of the sprite `src`;
     no back: None), name and values."""
@@ -139,7 +134,8 @@ def _unit_item(ctx: Context, unit: Unit, src: str, shown: Cell, turned: Cell | N
         lines.append(f"{e(ctx.tr('Steps'))}: {unit.steps}")
     if unit.copies != 1:
         lines.append(f"{e(ctx.tr('Copies'))}: {unit.copies}")
-    faces = _sprite_faces(ctx, name, src, shown, turned)
+    back_cut = partial(_cut, src, turned) if turned is not None else None
+    faces = _shown_faces(ctx, name, partial(_cut, src, shown), back_cut)
     return _item(ctx, "unit", unit.id, faces, lines, unit.loc)
 
 
