@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lxml import etree
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from compiler.diagnostics import Finding, Severity
 from compiler.load.paths import game_path
@@ -80,6 +80,8 @@ def raster_problem(source: BinaryIO, formats: set[str] | None = None) -> str | N
                 image.verify()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
         return f"is too large to open safely ({err})"
+    except UnidentifiedImageError:  # its text names the buffer read: an address each run
+        return "is not a readable image (no image format is recognised in its bytes)"
     except (OSError, SyntaxError, ValueError) as err:
         return f"is not a readable image ({err})"
     return None
