@@ -87,6 +87,9 @@ def _short(file: str, tool: Path) -> str:
 
 
 class Growth(NamedTuple):
+    """A function's own time a round: how much it grows from the small size to the large
+    one (s), and what it is at each."""
+
     function: Function
     grown: float
     small: Own
@@ -132,7 +135,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args()
-    small_size, large_size = (int(size) for size in args.sizes.split(","))
+    try:
+        small_size, large_size = (int(size) for size in args.sizes.split(","))
+    except ValueError:
+        parser.error("--sizes takes two sizes, such as 500,8000")
+    if not 0 < small_size < large_size:
+        parser.error("--sizes takes two sizes, the smaller first, such as 500,8000")
     out = sys.stdout.write
     with snapshot() as tool, tempfile.TemporaryDirectory() as tmp:
         owns: list[dict[Function, Own]] = []
@@ -160,8 +168,9 @@ def main() -> int:
     )
     out(f"{'grows ms':>9}{'share':>7}{'small ms':>10}{'large ms':>10}{'calls':>9}  function\n")
     for row in rows[: args.top]:
+        share = row.grown / grown if grown > 0 else 0.0
         out(
-            f"{row.grown * 1e3:>9.1f}{row.grown / grown:>7.1%}{row.small.seconds * 1e3:>10.1f}"
+            f"{row.grown * 1e3:>9.1f}{share:>7.1%}{row.small.seconds * 1e3:>10.1f}"
             f"{row.large.seconds * 1e3:>10.1f}{row.large.calls:>9.0f}  {_name(row.function)}\n"
         )
     out("(own time: a function's calls of others are theirs; `calls` at the large size)\n")
