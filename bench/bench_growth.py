@@ -28,11 +28,10 @@ import pstats
 import sys
 import tempfile
 from collections.abc import Iterable
-from contextlib import chdir
 from pathlib import Path
 from typing import NamedTuple
 
-from bench.bench_warm import Game, build_process, change_unit, make_game
+from bench.bench_warm import Game, build_process, change_unit, make_game, rebuild_in_process
 from bench.tool import snapshot
 
 Function = tuple[str, int, str]
@@ -49,19 +48,15 @@ class Own(NamedTuple):
 def profiled_rounds(game: Game, out: Path, rounds: int, tool: Path) -> dict[Function, Own]:
     """Each function's own time and calls a round over `rounds` warm rebuilds of `game` in
     this process, one unit changed before each, after one round run unprofiled."""
-    from compiler.gcpause import no_cyclic_gc
-    from compiler.pipeline import build_games
-
     profile = cProfile.Profile()
     for number in range(rounds + 1):
         change_unit(game, 1000 + number)
-        with chdir(tool), no_cyclic_gc(frozen=True):
-            if number:
-                profile.enable()
-            built = list(build_games([game.folder], out, {}, progress=_quiet))
+        if number:
+            profile.enable()
+        try:
+            rebuild_in_process(game, out, tool)
+        finally:
             profile.disable()
-        if not built or built[0].written is None:
-            raise SystemExit(f"the warm rebuild of {game.folder.name} failed: {built}")
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     owns: dict[Function, Own] = {}
     for (file, line, name), (_primitive, calls, own, _whole, callers) in stats.items():
@@ -75,10 +70,6 @@ def profiled_rounds(game: Game, out: Path, rounds: int, tool: Path) -> dict[Func
                 by_own / rounds, by_calls / rounds
             )
     return owns
-
-
-def _quiet(_game: str, _stage: str, _done: int, _total: int) -> None:
-    return None
 
 
 def _short(file: str, tool: Path) -> str:

@@ -48,9 +48,13 @@ from contextlib import chdir
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
+from typing import TYPE_CHECKING
 
 from bench.generate_game import random_spec, write_game
 from bench.tool import byte_compile, snapshot
+
+if TYPE_CHECKING:  # the tool is imported from its copy, once the bench has taken it
+    from compiler.pipeline import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = re.compile(
@@ -205,9 +209,6 @@ def split(game: Game, out: Path, round_no: int, source: Path) -> dict[str, float
     It runs in the working folder the whole-process builds ran in (`source`, the tool's): the
     preview's kept runs are made for a working folder (their links may be relative to it),
     and from another one each run was made again, timed as if a warm build did that."""
-    from compiler.gcpause import no_cyclic_gc
-    from compiler.pipeline import build_games
-
     _import_back_ends()  # imported by the whole process's figure, not timed here
     change_unit(game, round_no)
     times: dict[str, float] = {}
@@ -222,13 +223,25 @@ def split(game: Game, out: Path, round_no: int, source: Path) -> dict[str, float
         gap = "aids" if stage == "validate" else "write"  # the player aids; the swap, stamp
         current, mark = (gap if over else stage), now
 
-    with chdir(source), no_cyclic_gc(frozen=True):  # as `countermix build` builds (cli)
-        built = list(build_games([game.folder], out, {}, progress=progress))
+    rebuild_in_process(game, out, source, progress)
     progress("", "write", 0, 0)
-    if not built or built[0].written is None:
-        raise SystemExit(f"the in-process rebuild failed: {built}")
     times.pop("start", None)  # the stamp check before loading
     return times
+
+
+def rebuild_in_process(
+    game: Game, out: Path, source: Path, progress: Progress | None = None
+) -> None:
+    """Build `game` into `out` in this process as `countermix build` builds it (`build_games`,
+    the cyclic collector frozen: compiler.cli), in the working folder `source` (the tool's:
+    the preview's kept runs are made for a working folder); exits when the build fails."""
+    from compiler.gcpause import no_cyclic_gc
+    from compiler.pipeline import build_games, no_progress
+
+    with chdir(source), no_cyclic_gc(frozen=True):
+        built = list(build_games([game.folder], out, {}, progress=progress or no_progress))
+    if not built or built[0].written is None:
+        raise SystemExit(f"the in-process rebuild of {game.folder.name} failed: {built}")
 
 
 def _import_back_ends() -> None:
